@@ -1,0 +1,119 @@
+import { z } from 'zod'
+
+// The only module that reads process.env. Parsed once; a bad value stops start-up naming the
+// variable. Every variable has a default that works, so the service runs with none set.
+
+const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional())
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional())
+const url = (fallback: string) => z.preprocess(emptyAsUndefined, z.url().default(fallback))
+const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(fallback))
+const bool = (fallback: boolean) =>
+  z.preprocess(emptyAsUndefined, z.stringbool().default(fallback))
+const list = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : (v ?? [])),
+  z.array(z.string()),
+)
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+
+  // Identity of the service (OpenAPI servers, contact, support objects)
+  PUBLIC_BASE_URL: url('http://localhost:3000'),
+  DEV_BASE_URL: optionalUrl,
+  SUPPORT_EMAIL: z.preprocess(emptyAsUndefined, z.email().default('support@example.com')),
+  SUPPORT_URL: url('https://example.com/support'),
+
+  // Request gate
+  RATE_LIMIT_MAX: int(500, 1),
+  RATE_LIMIT_WINDOW_S: int(30, 1),
+  RATE_LIMIT_TIMEOUT_MS: int(200, 10, 10_000),
+  KV_REST_API_URL: optionalUrl,
+  KV_REST_API_TOKEN: optionalString,
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  REDIS_URL: optionalUrl,
+  TRUSTED_IP_HEADER: z.preprocess(
+    (v) => (typeof v === 'string' ? emptyAsUndefined(v.toLowerCase()) : v),
+    z.enum(['x-forwarded-for', 'x-real-ip', 'cf-connecting-ip']).optional(),
+  ),
+  INTERNAL_API_KEYS: list,
+
+  // Upstream HTTP
+  UPSTREAM_TIMEOUT_MS: int(5000, 100, 60_000),
+  UPSTREAM_MAX_BYTES: int(5 * 1024 * 1024, 1024),
+  UPSTREAM_RETRIES: int(2, 0, 5),
+  IP_API_URL: url('http://ip-api.com'),
+  IP_API_KEY: optionalString,
+  IP_API_CACHE_TTL_S: int(3600, 0),
+  DOH_URL: url('https://cloudflare-dns.com/dns-query'),
+  APPLE_GDMF_URL: url('https://gdmf.apple.com/v2/pmv'),
+  SOFA_FEED_URL: url('https://sofafeed.macadmins.io/v2'),
+  MS_LOGIN_URL: url('https://login.microsoftonline.com'),
+  MS_GRAPH_URL: url('https://graph.microsoft.com'),
+  MS_TENANT_ID: optionalString,
+  MS_CLIENT_ID: optionalString,
+  MS_CLIENT_SECRET: optionalString,
+  MTA_STS_URL_TEMPLATE: z.string().default('https://mta-sts.{domain}/.well-known/mta-sts.txt'),
+  HOME_DDNS_HOSTNAME: optionalString,
+  PLATFORM_DOMAINS: list,
+
+  // Platform content
+  PDS_URL: optionalUrl,
+  PLC_URL: url('https://plc.directory'),
+  BETTERSTACK_API_URL: url('https://uptime.betterstack.com/api/v2'),
+  BETTERSTACK_API_TOKEN: optionalString,
+  BETTERSTACK_MONITOR_ID: optionalString,
+  GHOST_URL: optionalUrl,
+  GHOST_CONTENT_API_KEY: optionalString,
+  GHOST_ADMIN_API_KEY: optionalString,
+  MESSAGE_CENTER_TAG: z.string().default('m365-message-center'),
+  BOOKINGS_URL_TEMPLATE: z
+    .string()
+    .default('https://outlook.office365.com/owa/calendar/{user}/bookings/'),
+  BOOKINGS_USERS: list,
+
+  // MCP tool server
+  MCP_ALLOWED_ORIGINS: list,
+
+  // Query application
+  QUERY_APP_HOST: optionalString,
+  ACCESS_JWKS_URL: optionalUrl,
+  ACCESS_AUDIENCE: optionalString,
+  ACCESS_ISSUER: optionalString,
+  ACCESS_ALLOWED_EMAILS: list,
+  DATABASE_URL: optionalString,
+  PGLITE_DIR: z.string().default('.data/pglite'),
+  QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),
+  QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
+  LOG_FULL_IP: bool(false),
+  LOGPUSH_SECRET: optionalString,
+})
+
+export type Config = z.infer<typeof EnvSchema>
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
+  }
+  return Object.freeze(parsed.data)
+}
+
+/** Names of every variable the service reads (used by the documentation test). */
+export const configKeys = Object.keys(EnvSchema.shape) as (keyof Config)[]
+
+export const config: Config = loadConfig(process.env)
+
+/** Which rate-limit store the configuration selects. */
+export function rateLimitStoreKind(c: Config = config): 'upstash' | 'redis' | 'memory' {
+  if ((c.KV_REST_API_URL && c.KV_REST_API_TOKEN) || (c.UPSTASH_REDIS_REST_URL && c.UPSTASH_REDIS_REST_TOKEN))
+    return 'upstash'
+  if (c.REDIS_URL) return 'redis'
+  return 'memory'
+}

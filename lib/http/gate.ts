@@ -1,0 +1,99 @@
+import 'server-only'
+import { randomUUID } from 'node:crypto'
+import { NextResponse, type NextRequest } from 'next/server'
+import { config } from '@/lib/config'
+import { errorBody } from '@/lib/http/errors'
+import { clientIpFrom, connectionIpIsStamped } from '@/lib/http/client-ip'
+import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
+import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { logOnce } from '@/lib/log'
+import { getLimiter, type LimitResult } from '@/lib/ratelimit/limiter'
+import { isInternalOperation } from '@/lib/operations'
+
+// The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
+// rate-limit headers. Route handlers run only for requests that pass.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
+const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id'
+
+export function requestIdFrom(headers: Headers): string {
+  const given = headers.get(REQUEST_ID_HEADER)
+  return given && UUID.test(given) ? given.toLowerCase() : randomUUID()
+}
+
+/** IETF draft-ietf-httpapi-ratelimit-headers fields for one result. */
+export function rateLimitHeaders(r: LimitResult): Record<string, string> {
+  const seconds = Math.max(0, Math.ceil((r.reset - Date.now()) / 1000))
+  return {
+    'RateLimit-Policy': `"default";q=${r.limit};w=${config.RATE_LIMIT_WINDOW_S}`,
+    RateLimit: `"default";r=${r.remaining};t=${seconds}`,
+  }
+}
+
+function corsHeaders(allowed: boolean): Record<string, string> {
+  if (!allowed) return {}
+  return {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id',
+    'Access-Control-Expose-Headers': EXPOSED,
+    'Access-Control-Max-Age': '86400',
+  }
+}
+
+/** Identity headers every request carries into the app (request id and the resolved client IP). */
+export function forwardIdentity(req: NextRequest, requestId: string, clientIp: string): Headers {
+  const headers = new Headers(req.headers)
+  headers.set(REQUEST_ID_HEADER, requestId)
+  headers.set(CLIENT_IP_HEADER, clientIp)
+  return headers
+}
+
+export async function apiGate(req: NextRequest): Promise<Response> {
+  const started = performance.now()
+  const requestId = requestIdFrom(req.headers)
+  const clientIp = clientIpFrom(req.headers)
+  if (clientIp === 'unknown' && !connectionIpIsStamped())
+    logOnce('no-client-ip', 'warn', 'client address unavailable: start with `npm start` (server.mjs) or set TRUSTED_IP_HEADER behind a proxy; all clients share one rate-limit bucket')
+  const path = req.nextUrl.pathname
+  const internal = isInternalOperation(req.method, path)
+  // Public operations are open to any browser origin; internal ones and the MCP endpoint are not.
+  const cors = corsHeaders(!internal && !path.startsWith('/api/mcp'))
+
+  if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
+
+  const limit = await getLimiter().limit(clientIp)
+  const headers = { ...rateLimitHeaders(limit), ...cors, [REQUEST_ID_HEADER]: requestId }
+
+  const reject = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+    const url = new URL(req.url)
+    recordRequest({
+      time: new Date(),
+      requestId,
+      method: req.method,
+      route: path,
+      status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      clientIp,
+      rateLimited: status === 429,
+      mcpTool: null,
+      ...requestFacts(req, url),
+    })
+    return NextResponse.json(body, { status, headers: { ...headers, ...extra, 'cache-control': 'no-store' } })
+  }
+
+  if (!limit.success) {
+    const retryAfter = String(Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000)))
+    const message = `Rate limit exceeded: ${limit.limit} requests per ${config.RATE_LIMIT_WINDOW_S} seconds per client. Retry after ${retryAfter} seconds.`
+    return reject(429, errorBody('envelope', 'rate_limited', message, requestId), { 'Retry-After': retryAfter })
+  }
+  if (internal) {
+    const problem = internalKeyProblem(req.headers.get(INTERNAL_KEY_HEADER))
+    if (problem) return reject(403, errorBody('errorString', 'forbidden', problem, requestId))
+  }
+
+  const res = NextResponse.next({ request: { headers: forwardIdentity(req, requestId, clientIp) } })
+  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v)
+  return res
+}

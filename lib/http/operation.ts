@@ -1,0 +1,85 @@
+import type { z } from 'zod'
+import type { ErrorCode, ErrorFormat } from '@/lib/http/errors'
+
+// An operation is declared once, beside its domain's schemas. The same object drives request
+// validation in route(), the OpenAPI document, the internal-key gate and the contract tests.
+
+export const TAGS = {
+  Health: 'Service health check',
+  'Social platform': 'Bluesky PDS: repositories, handle availability, posting heatmap, storage usage, uptime',
+  Blog: 'Posts, authors and metadata from the platform blog (Ghost)',
+  Domains: 'Platform domains and their DNS and mail-security posture',
+  Directory: 'Entra object ID ↔ SID conversion and public tenant lookup',
+  Office: 'Message Center publishing (internal)',
+  'Device OS versions': 'Latest OS version for an Apple device model',
+  'IP checker': 'Geolocation and network data for an IP address',
+  Generator: 'GUIDs and .NET timestamp ticks',
+  Policies: 'Policies applied across the platform',
+  Bookings: "Redirect to a user's bookings page (experimental)",
+  'Tool server': 'Model Context Protocol endpoint (JSON-RPC over streamable HTTP)',
+} as const
+
+export type Tag = keyof typeof TAGS
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+type AnyObject = z.ZodType<Record<string, unknown>>
+
+export interface Operation<
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: Method
+  /** OpenAPI path relative to /api, with {param} placeholders. */
+  path: string
+  /** Unique, URL-safe, camelCase. */
+  operationId: string
+  tag: Tag
+  summary: string
+  description?: string
+  query?: Q
+  params?: P
+  body?: B
+  /** Success response. `schema` omitted for non-JSON answers (a redirect). */
+  success: {
+    status?: number
+    description: string
+    schema?: z.ZodType
+    headers?: Record<string, { description: string; schema: z.ZodType }>
+  }
+  /** Error codes this operation can answer with, beyond 400 (inputs), 403 (internal), 429 and 500. */
+  errors?: ErrorCode[]
+  /** Wire shape of this operation's errors; the spec fixes it for some operations. */
+  errorFormat?: ErrorFormat
+  /** Requires the x-tc-api-key header. */
+  internal?: boolean
+  experimental?: boolean
+  /** Cache-Control of successful answers. */
+  cacheControl?: string
+}
+
+export function defineOperation<
+  Q extends AnyObject | undefined = undefined,
+  P extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(op: Operation<Q, P, B>): Operation<Q, P, B> {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) throw new Error(`operationId must be camelCase: ${op.operationId}`)
+  return op
+}
+
+/** Every error code the operation can produce, in the order the document lists them. */
+export function errorCodesOf(op: Operation): ErrorCode[] {
+  const codes = new Set<ErrorCode>()
+  if (op.query || op.params || op.body) codes.add('invalid_input')
+  if (op.internal) codes.add('forbidden')
+  for (const code of op.errors ?? []) codes.add(code)
+  codes.add('rate_limited')
+  codes.add('internal')
+  return [...codes]
+}
+
+/** `/directory/convertid/{id}` → a RegExp matching `/api/directory/convertid/<anything>`. */
+export function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')
+  return new RegExp(`^/api${escaped}/?$`)
+}

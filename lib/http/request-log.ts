@@ -1,0 +1,59 @@
+// The hand-off point between the request path and the request log. Recording must never delay or
+// fail a response, so this only passes the entry to whichever sink the process registered
+// (instrumentation.ts registers the database-backed one); with none registered it does nothing.
+
+export interface RequestLogEntry {
+  time: Date
+  requestId: string
+  method: string
+  /** Route template (`/api/directory/convertid/{id}`), or the raw path when no route matched. */
+  route: string
+  /** Query string with values redacted. */
+  query: string
+  status: number
+  durationMs: number
+  clientIp: string
+  country: string | null
+  userAgent: string | null
+  referrer: string | null
+  apiKeyPresent: boolean
+  rateLimited: boolean
+  mcpTool: string | null
+}
+
+export type RequestLogSink = (entry: RequestLogEntry) => void
+
+const SLOT = Symbol.for('utility-api.request-log-sink')
+type Slot = Record<symbol, RequestLogSink | undefined>
+
+export function setRequestLogSink(sink: RequestLogSink | undefined) {
+  ;(globalThis as unknown as Slot)[SLOT] = sink
+}
+
+export function recordRequest(entry: RequestLogEntry) {
+  const sink = (globalThis as unknown as Slot)[SLOT]
+  if (!sink) return
+  try {
+    sink(entry)
+  } catch {
+    // a logging failure is never the caller's problem
+  }
+}
+
+/** `?ip=1.2.3.4&ref=x` → `ip=***&ref=***`: parameter names kept, values never stored. */
+export function redactQuery(search: string): string {
+  const params = new URLSearchParams(search)
+  return [...params.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&')
+}
+
+/** Fields of a log entry that come straight from the request. */
+export function requestFacts(req: Request, url: URL) {
+  const h = req.headers
+  return {
+    query: redactQuery(url.search),
+    country: h.get('cf-ipcountry') ?? h.get('x-vercel-ip-country') ?? null,
+    userAgent: h.get('user-agent'),
+    referrer: h.get('referer') ?? url.searchParams.get('ref'),
+    apiKeyPresent: h.has('x-tc-api-key'),
+  }
+}

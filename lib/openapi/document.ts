@@ -1,0 +1,120 @@
+import { z } from 'zod'
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi'
+import pkg from '@/package.json'
+import { config, type Config } from '@/lib/config'
+import { ERROR_FORMATS, ERROR_STATUS, type ErrorCode } from '@/lib/http/errors'
+import { INTERNAL_KEY_HEADER } from '@/lib/http/internal-key'
+import { errorCodesOf, TAGS, type Operation } from '@/lib/http/operation'
+import { operations } from '@/lib/operations'
+
+// The OpenAPI 3.1 document, built from the same operation objects (and Zod schemas) that
+// route() validates with, so the document cannot drift from the handlers.
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid input: the message names the parameter and the problem',
+  401: 'Authentication required',
+  403: 'Forbidden: missing or invalid internal API key',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  429: 'Rate limit exceeded: retry after the Retry-After seconds',
+  500: 'Internal server error; the body carries the request id',
+  502: 'An upstream service failed or answered something unusable',
+  503: 'Not configured or temporarily unavailable',
+  504: 'An upstream service did not answer in time',
+}
+
+const rateLimitHeaders = {
+  RateLimit: { description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`', schema: z.string() },
+  'RateLimit-Policy': { description: 'The quota policy: `"default";q=500;w=30`', schema: z.string() },
+  'X-Request-Id': { description: 'Id of this request, also in logs and error bodies', schema: z.uuid() },
+}
+
+function errorResponses(op: Operation) {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of errorCodesOf(op)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
+  const responses: Record<string, unknown> = {}
+  for (const [status, codes] of byStatus) {
+    // The gate answers 429 (and the internal-key 403) before the operation runs, in its own shapes.
+    const format = status === 429 ? 'envelope' : status === 403 && op.internal ? 'errorString' : (op.errorFormat ?? 'envelope')
+    const headers =
+      status === 429
+        ? { ...rateLimitHeaders, 'Retry-After': { description: 'Seconds to wait before retrying', schema: z.string() } }
+        : rateLimitHeaders
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? 'Error'} (${codes.join(', ')})`,
+      headers,
+      content: { 'application/json': { schema: ERROR_FORMATS[format].schema } },
+    }
+  }
+  return responses
+}
+
+function toOperationObject(op: Operation): ZodOpenApiOperationObject {
+  const success = op.success
+  const status = String(success.status ?? 200)
+  const experimental = op.experimental ? '**Experimental**: may change shape or disappear without notice.\n\n' : ''
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: `${experimental}${op.description ?? ''}`.trim() || undefined,
+    tags: [op.tag],
+    requestParams: {
+      ...(op.query ? { query: op.query as z.ZodObject } : {}),
+      ...(op.params ? { path: op.params as z.ZodObject } : {}),
+      ...(op.internal
+        ? { header: z.object({ [INTERNAL_KEY_HEADER]: z.string().meta({ description: 'Internal API key (never issued to third parties)' }) }) }
+        : {}),
+    },
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+    ...(op.internal ? { security: [{ internalApiKey: [] }] } : { security: [] }),
+    ...(op.experimental ? { 'x-experimental': true } : {}),
+    ...(op.internal ? { 'x-internal-operation': true } : {}),
+    responses: {
+      [status]: {
+        description: success.description,
+        headers: { ...rateLimitHeaders, ...(success.headers ?? {}) },
+        ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
+      },
+      ...errorResponses(op),
+    },
+  } as ZodOpenApiOperationObject
+}
+
+export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: Config = config) {
+  const paths: ZodOpenApiPathsObject = {}
+  for (const op of ops) {
+    paths[op.path] ??= {}
+    ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op)
+  }
+  const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
+  if (c.DEV_BASE_URL) servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
+  const usedTags = new Set(ops.map((op) => op.tag))
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Utility API',
+      version: pkg.version,
+      description:
+        'Public utility API: platform health, Bluesky PDS statistics, blog, domains and mail security, directory tools, Apple OS versions, IP lookup and generators.\n\n' +
+        `Rate limit: ${c.RATE_LIMIT_MAX} requests per ${c.RATE_LIMIT_WINDOW_S} seconds per client IP. Every response carries \`RateLimit\` and \`RateLimit-Policy\` headers; a 429 adds \`Retry-After\`.\n\n` +
+        'Errors: operations whose error body the specification fixes use that shape; every other error is `{"error":{"code","message","requestId"}}`. Every response carries `X-Request-Id`; quote it when asking for support.',
+      contact: { name: 'Support', email: c.SUPPORT_EMAIL, url: c.SUPPORT_URL },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers,
+    tags: Object.entries(TAGS)
+      .filter(([name]) => usedTags.has(name as keyof typeof TAGS))
+      .map(([name, description]) => ({ name, description })),
+    security: [],
+    components: {
+      securitySchemes: {
+        internalApiKey: { type: 'apiKey', in: 'header', name: INTERNAL_KEY_HEADER, description: 'Internal operations only' },
+      },
+    },
+    paths,
+  })
+}
+
+let cached: ReturnType<typeof buildOpenApiDocument> | undefined
+export const getOpenApiDocument = () => (cached ??= buildOpenApiDocument())

@@ -1,0 +1,102 @@
+import 'server-only'
+import { Redis as UpstashRedis, type Requester } from '@upstash/redis'
+import IORedis from 'ioredis'
+import { config, rateLimitStoreKind, type Config } from '@/lib/config'
+
+// One @upstash/redis client for the process: Upstash REST when configured, otherwise a plain
+// Redis at REDIS_URL through an ioredis-backed requester, so the real SDK (and the rate limiter's
+// Lua scripts) run against any Redis. Null when no store is configured.
+
+// @upstash/ratelimit ≥ 2.1 prefixes its scripts with an Upstash-only shebang flag that vanilla
+// Redis rejects ("Unexpected flag in script shebang").
+const stripUpstashFlags = (script: unknown) =>
+  typeof script === 'string' ? script.replace(/^#!lua flags=allow-key-locking\n/, '') : script
+
+function toArgs(command: unknown[]): [string, ...unknown[]] {
+  const [name, ...args] = command as [string, ...unknown[]]
+  const lower = name.toLowerCase()
+  if ((lower === 'eval' || lower === 'eval_ro') && args.length > 0) args[0] = stripUpstashFlags(args[0])
+  if (lower === 'script' && String(args[0]).toLowerCase() === 'load') args[1] = stripUpstashFlags(args[1])
+  return [name, ...args]
+}
+
+function ioredisRequester(native: IORedis): Requester {
+  const run = async (command: unknown[]) => {
+    try {
+      const [name, ...args] = toArgs(command)
+      return { result: await native.call(name, ...(args as (string | number)[])) }
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) }
+    }
+  }
+  return {
+    request: async <T>({ path = [], body }: { path?: string[]; body?: unknown }) => {
+      if (path[0] === 'pipeline') return (await Promise.all((body as unknown[][]).map(run))) as never
+      if (path[0] === 'multi-exec') {
+        const results = await native.multi((body as unknown[][]).map((c) => toArgs(c) as string[])).exec()
+        return (results ?? []).map(([error, result]) => (error ? { error: error.message } : { result })) as never
+      }
+      return (await run(body as unknown[])) as { result?: T; error?: string }
+    },
+  }
+}
+
+export interface RedisHandle {
+  kind: 'upstash' | 'redis'
+  client: UpstashRedis
+  /** Round trip to the store, rejecting after `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>
+  close(): Promise<void>
+}
+
+export function createRedis(c: Config): RedisHandle | null {
+  const kind = rateLimitStoreKind(c)
+  if (kind === 'memory') return null
+  if (kind === 'upstash') {
+    const client = new UpstashRedis({
+      url: c.UPSTASH_REDIS_REST_URL ?? c.KV_REST_API_URL!,
+      token: c.UPSTASH_REDIS_REST_TOKEN ?? c.KV_REST_API_TOKEN!,
+      enableTelemetry: false,
+      retry: false,
+    })
+    return {
+      kind,
+      client,
+      ping: (timeoutMs) => withTimeout(client.ping().then(() => undefined), timeoutMs),
+      close: async () => {},
+    }
+  }
+  // No offline queue: while Redis is down commands fail at once, so the limiter can fail open fast.
+  const native = new IORedis(c.REDIS_URL!, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    lazyConnect: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  })
+  native.on('error', () => {}) // reported through failed commands and /api/health
+  return {
+    kind,
+    client: new UpstashRedis(ioredisRequester(native)),
+    ping: (timeoutMs) => withTimeout(native.ping().then(() => undefined), timeoutMs),
+    close: async () => {
+      native.disconnect()
+    },
+  }
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** The process-wide store; bundles share it through globalThis. */
+export function getRedis(): RedisHandle | null {
+  const slot = globalThis as unknown as Record<symbol, RedisHandle | null | undefined>
+  const key = Symbol.for('utility-api.redis')
+  if (slot[key] === undefined) slot[key] = createRedis(config)
+  return slot[key] ?? null
+}

@@ -1,0 +1,15 @@
+import type { NextConfig } from 'next'
+
+const nextConfig: NextConfig = {
+  poweredByHeader: false,
+  // Packages with WASM or native pieces are loaded from node_modules at run time, not bundled.
+  serverExternalPackages: ['libpg-query', 'pgsql-deparser', '@electric-sql/pglite', 'pg', 'ioredis', 'sanitize-html'],
+  async redirects() {
+    return [
+      { source: '/openapi.json', destination: '/api/openapi.json', permanent: false },
+      { source: '/docs', destination: '/api/docs', permanent: false },
+    ]
+  },
+}
+
+export default nextConfig

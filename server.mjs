@@ -1,0 +1,37 @@
+// Production entry (`npm start`): Next's request handler behind a plain node:http server, so the
+// TCP peer address can be stamped on every request (clients cannot forge it) and the process can
+// drain and flush its request log on SIGTERM/SIGINT.
+import http from 'node:http'
+import next from 'next'
+
+const port = Number(process.env.PORT ?? 3000)
+const hostname = process.env.HOST ?? '0.0.0.0'
+const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
+globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
+
+const app = next({ dev: false, dir: import.meta.dirname, hostname, port })
+const handle = app.getRequestHandler()
+await app.prepare()
+
+const server = http.createServer((req, res) => {
+  req.headers[CONNECTION_IP_HEADER] = req.socket.remoteAddress ?? ''
+  handle(req, res)
+})
+server.keepAliveTimeout = 65_000
+server.listen(port, hostname, () => {
+  console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on http://${hostname}:${port}` }))
+})
+
+let closing = false
+async function shutdown(signal) {
+  if (closing) return
+  closing = true
+  console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `${signal}: draining` }))
+  server.close()
+  server.closeIdleConnections?.()
+  const hooks = globalThis[Symbol.for('utility-api.shutdown-hooks')] ?? []
+  await Promise.allSettled(hooks.map((hook) => hook()))
+  process.exit(0)
+}
+process.on('SIGTERM', () => shutdown('SIGTERM'))
+process.on('SIGINT', () => shutdown('SIGINT'))
