@@ -45,7 +45,8 @@ export interface Operation<
     status?: number
     description: string
     schema?: z.ZodType
-    headers?: Record<string, { description: string; schema: z.ZodType }>
+    /** Response headers, each schema carrying its description in .meta(). */
+    headers?: Record<string, z.ZodType>
   }
   /** Error codes this operation can answer with, beyond 400 (inputs), 403 (internal), 429 and 500. */
   errors?: ErrorCode[]

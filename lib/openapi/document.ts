@@ -25,9 +25,9 @@ const STATUS_TEXT: Record<number, string> = {
 }
 
 const rateLimitHeaders = {
-  RateLimit: { description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`', schema: z.string() },
-  'RateLimit-Policy': { description: 'The quota policy: `"default";q=500;w=30`', schema: z.string() },
-  'X-Request-Id': { description: 'Id of this request, also in logs and error bodies', schema: z.uuid() },
+  RateLimit: z.string().meta({ description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`' }),
+  'RateLimit-Policy': z.string().meta({ description: 'The quota policy: `"default";q=500;w=30`' }),
+  'X-Request-Id': z.uuid().meta({ description: 'Id of this request, also in logs and error bodies' }),
 }
 
 function errorResponses(op: Operation) {
@@ -39,11 +39,11 @@ function errorResponses(op: Operation) {
     const format = status === 429 ? 'envelope' : status === 403 && op.internal ? 'errorString' : (op.errorFormat ?? 'envelope')
     const headers =
       status === 429
-        ? { ...rateLimitHeaders, 'Retry-After': { description: 'Seconds to wait before retrying', schema: z.string() } }
+        ? { ...rateLimitHeaders, 'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying' }) }
         : rateLimitHeaders
     responses[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (${codes.join(', ')})`,
-      headers,
+      headers: z.object(headers),
       content: { 'application/json': { schema: ERROR_FORMATS[format].schema } },
     }
   }
@@ -73,7 +73,7 @@ function toOperationObject(op: Operation): ZodOpenApiOperationObject {
     responses: {
       [status]: {
         description: success.description,
-        headers: { ...rateLimitHeaders, ...(success.headers ?? {}) },
+        headers: z.object({ ...rateLimitHeaders, ...(success.headers ?? {}) }),
         ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
       },
       ...errorResponses(op),

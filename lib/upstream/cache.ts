@@ -1,0 +1,104 @@
+import 'server-only'
+import { log } from '@/lib/log'
+import { getRedis, withTimeout } from '@/lib/redis'
+
+// TTL cache for upstream answers, in Redis when a store is configured (shared by instances) and in
+// memory otherwise, with single-flight: concurrent identical loads share one upstream call. A
+// failing store is treated as a miss; caching never fails a request.
+
+interface Entry {
+  value: unknown
+  /** Epoch ms after which the value is stale. */
+  freshUntil: number
+}
+
+const STORE_TIMEOUT_MS = 200
+const MEMORY_MAX_ENTRIES = 5000
+
+interface State {
+  memory: Map<string, Entry & { expiresAt: number }>
+  inflight: Map<string, Promise<unknown>>
+}
+const state = ((globalThis as unknown as Record<symbol, State>)[Symbol.for('utility-api.upstream-cache')] ??= {
+  memory: new Map(),
+  inflight: new Map(),
+})
+
+async function read(key: string): Promise<Entry | undefined> {
+  const redis = getRedis()
+  if (redis) {
+    try {
+      return (await withTimeout(redis.client.get<Entry>(`cache:${key}`), STORE_TIMEOUT_MS)) ?? undefined
+    } catch (error) {
+      log.warn('cache read failed', { key, error: String(error) })
+      return undefined
+    }
+  }
+  const hit = state.memory.get(key)
+  if (!hit) return undefined
+  if (hit.expiresAt < Date.now()) {
+    state.memory.delete(key)
+    return undefined
+  }
+  // Map order doubles as recency for eviction.
+  state.memory.delete(key)
+  state.memory.set(key, hit)
+  return hit
+}
+
+async function write(key: string, entry: Entry, keepMs: number) {
+  const redis = getRedis()
+  if (redis) {
+    try {
+      await withTimeout(redis.client.set(`cache:${key}`, entry, { px: Math.max(1, keepMs) }), STORE_TIMEOUT_MS)
+    } catch (error) {
+      log.warn('cache write failed', { key, error: String(error) })
+    }
+    return
+  }
+  state.memory.set(key, { ...entry, expiresAt: Date.now() + keepMs })
+  while (state.memory.size > MEMORY_MAX_ENTRIES) state.memory.delete(state.memory.keys().next().value!)
+}
+
+export interface CacheOptions {
+  /** How long an answer is served without asking the upstream again. */
+  ttlS: number
+  /** How long past the TTL a last-good answer is kept, served only when a reload fails. */
+  staleS?: number
+}
+
+/** Share one in-flight promise per key. */
+export function singleFlight<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const running = state.inflight.get(key) as Promise<T> | undefined
+  if (running) return running
+  const p = load().finally(() => state.inflight.delete(key))
+  state.inflight.set(key, p)
+  return p
+}
+
+/**
+ * The cached value for `key`, or `load()`'s result (stored for `ttlS`). When a reload fails and a
+ * stale copy is still kept (`staleS`), the stale copy is returned instead of the error.
+ */
+export async function cached<T>(key: string, options: CacheOptions, load: () => Promise<T>): Promise<T> {
+  const hit = await read(key)
+  if (hit && hit.freshUntil > Date.now()) return hit.value as T
+  return singleFlight(key, async () => {
+    try {
+      const value = await load()
+      if (options.ttlS > 0) await write(key, { value, freshUntil: Date.now() + options.ttlS * 1000 }, (options.ttlS + (options.staleS ?? 0)) * 1000)
+      return value
+    } catch (error) {
+      if (hit && options.staleS) {
+        log.warn('serving stale cache after upstream failure', { key, error: error instanceof Error ? error.message : String(error) })
+        return hit.value as T
+      }
+      throw error
+    }
+  })
+}
+
+/** Test and benchmark hook: forget in-memory entries. */
+export function clearMemoryCache() {
+  state.memory.clear()
+}

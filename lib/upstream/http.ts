@@ -1,0 +1,176 @@
+import 'server-only'
+import type { z } from 'zod'
+import { config } from '@/lib/config'
+import { AppError } from '@/lib/http/errors'
+import { log } from '@/lib/log'
+
+// The one outbound HTTP path. Every adapter calls upstreamFetch/upstreamJson, never fetch: a
+// deadline covering headers and body, bounded retries with backoff for idempotent requests on
+// timeouts, network errors and 5xx, a response-size cap, guarded JSON parsing and typed errors.
+
+export class UpstreamTimeout extends AppError {
+  constructor(readonly upstream: string, ms: number) {
+    super('upstream_timeout', `${upstream} did not answer within ${ms} ms; try again shortly.`, { upstream })
+  }
+}
+
+export class UpstreamStatus extends AppError {
+  constructor(readonly upstream: string, readonly upstreamStatus: number, readonly bodySnippet: string) {
+    super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus })
+  }
+}
+
+export class UpstreamMalformed extends AppError {
+  constructor(readonly upstream: string, reason: string) {
+    super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream })
+  }
+}
+
+export class UpstreamUnreachable extends AppError {
+  constructor(readonly upstream: string, reason: string) {
+    super('upstream_failed', `${upstream} could not be reached (${reason}).`, { upstream })
+  }
+}
+
+export interface UpstreamRequest {
+  method?: string
+  headers?: Record<string, string>
+  body?: string | Uint8Array
+  /** Deadline for the whole exchange, body included. Default UPSTREAM_TIMEOUT_MS. */
+  timeoutMs?: number
+  /** Extra attempts for idempotent methods. Default UPSTREAM_RETRIES (0 for non-idempotent). */
+  retries?: number
+  maxBytes?: number
+  /** Statuses returned to the caller instead of thrown (e.g. 404 for "not found" answers). */
+  acceptStatus?: number[]
+  /** Do not follow redirects (MTA-STS policy fetches). */
+  noRedirects?: boolean
+  /** undici dispatcher, e.g. an Agent trusting a private CA for one host. */
+  dispatcher?: unknown
+}
+
+export interface UpstreamResponse {
+  status: number
+  headers: Headers
+  body: Uint8Array
+  text(): string
+  url: string
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS'])
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function readCapped(res: Response, maxBytes: number, upstream: string): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => {})
+    throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
+  }
+  if (!res.body) return new Uint8Array()
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
+    }
+    chunks.push(value)
+  }
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.byteLength
+  }
+  return out
+}
+
+async function attempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), timeoutMs)
+  try {
+    const init: RequestInit & { dispatcher?: unknown } = {
+      method: req.method ?? 'GET',
+      headers: { 'user-agent': 'utility-api/1.1 (+https://github.com)', ...req.headers },
+      body: req.body as BodyInit | undefined,
+      signal: controller.signal,
+      redirect: req.noRedirects ? 'manual' : 'follow',
+      cache: 'no-store',
+    }
+    if (req.dispatcher) init.dispatcher = req.dispatcher
+    const res = await fetch(url, init)
+    const body = await readCapped(res, req.maxBytes ?? config.UPSTREAM_MAX_BYTES, upstream)
+    const decoded = () => new TextDecoder().decode(body)
+    if (!res.ok && !(req.acceptStatus ?? []).includes(res.status)) {
+      throw new UpstreamStatus(upstream, res.status, decoded().slice(0, 300))
+    }
+    return { status: res.status, headers: res.headers, body, text: decoded, url: res.url || url }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    if (controller.signal.aborted) throw new UpstreamTimeout(upstream, timeoutMs)
+    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)
+    throw new UpstreamUnreachable(upstream, cause)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const retryable = (error: unknown) =>
+  error instanceof UpstreamTimeout ||
+  error instanceof UpstreamUnreachable ||
+  (error instanceof UpstreamStatus && error.upstreamStatus >= 500)
+
+export async function upstreamFetch(upstream: string, url: string, req: UpstreamRequest = {}): Promise<UpstreamResponse> {
+  const method = (req.method ?? 'GET').toUpperCase()
+  const timeoutMs = req.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS
+  const retries = IDEMPOTENT.has(method) ? (req.retries ?? config.UPSTREAM_RETRIES) : 0
+  // One deadline for all attempts together, so retries never stretch the caller's time budget.
+  const deadline = Date.now() + timeoutMs
+  for (let n = 0; ; n++) {
+    const left = deadline - Date.now()
+    try {
+      return await attempt(upstream, url, req, Math.max(1, left))
+    } catch (error) {
+      const wait = 100 * 2 ** n + Math.random() * 50
+      if (n >= retries || !retryable(error) || deadline - Date.now() < wait + 50) {
+        if (error instanceof UpstreamTimeout) throw new UpstreamTimeout(upstream, timeoutMs)
+        throw error
+      }
+      log.debug('upstream retry', { upstream, attempt: n + 1, reason: error instanceof Error ? error.message : String(error) })
+      await sleep(wait)
+    }
+  }
+}
+
+/** Parses JSON defensively and, with a schema, validates it; anything unusable is UpstreamMalformed. */
+export function parseUpstreamJson<S extends z.ZodType>(upstream: string, text: string, schema: S): z.output<S>
+export function parseUpstreamJson(upstream: string, text: string): unknown
+export function parseUpstreamJson(upstream: string, text: string, schema?: z.ZodType): unknown {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new UpstreamMalformed(upstream, 'invalid JSON')
+  }
+  if (!schema) return value
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new UpstreamMalformed(upstream, `unexpected shape at ${issue?.path.join('.') || 'root'}: ${issue?.message}`)
+  }
+  return parsed.data
+}
+
+export async function upstreamJson<S extends z.ZodType>(
+  upstream: string,
+  url: string,
+  schema: S,
+  req: UpstreamRequest = {},
+): Promise<{ data: z.output<S>; response: UpstreamResponse }> {
+  const response = await upstreamFetch(upstream, url, { ...req, headers: { accept: 'application/json', ...req.headers } })
+  return { data: parseUpstreamJson(upstream, response.text(), schema), response }
+}

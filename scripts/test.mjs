@@ -1,0 +1,70 @@
+// `npm test`: lint, typecheck, build, then the unit, integration and end-to-end suites. Every
+// stage runs even when an earlier one failed, and the last line sums the test counts:
+// `N passed, N failed`.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+
+const OUT = '.test-results'
+rmSync(OUT, { recursive: true, force: true })
+mkdirSync(OUT, { recursive: true })
+
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0' }
+const bin = (name) => `node_modules/.bin/${name}`
+
+/** Counts from a Vitest JSON report. */
+function vitestCounts(file) {
+  if (!existsSync(file)) return null
+  const r = JSON.parse(readFileSync(file, 'utf8'))
+  return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numTotalTestSuites > 0 && r.success === false && r.numFailedTests === 0 ? 1 : 0) }
+}
+
+/** Counts from a Playwright JSON report. */
+function playwrightCounts(file) {
+  if (!existsSync(file)) return null
+  const { stats } = JSON.parse(readFileSync(file, 'utf8'))
+  return { passed: stats.expected + stats.flaky, failed: stats.unexpected }
+}
+
+const vitest = (project, name, extraEnv = {}) => ({
+  name,
+  cmd: [bin('vitest'), 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/${name}.json`],
+  env: extraEnv,
+  counts: () => vitestCounts(`${OUT}/${name}.json`),
+})
+
+const stages = [
+  { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
+  { name: 'openapi-lint', cmd: ['node', 'scripts/lint-openapi.mjs'] },
+  { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
+  { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
+  vitest('unit', 'unit'),
+  vitest('integration', 'integration'),
+  {
+    name: 'e2e',
+    cmd: [bin('playwright'), 'test', '--reporter=list,json'],
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: `${OUT}/e2e.json` },
+    counts: () => playwrightCounts(`${OUT}/e2e.json`),
+  },
+]
+
+const only = process.argv.slice(2)
+let passed = 0
+let failed = 0
+const summary = []
+for (const stage of stages) {
+  if (only.length && !only.includes(stage.name)) continue
+  console.log(`\n=== ${stage.name}: ${stage.cmd.join(' ')}`)
+  const t0 = Date.now()
+  const r = spawnSync(stage.cmd[0], stage.cmd.slice(1), { stdio: 'inherit', env: { ...env, ...stage.env } })
+  const ok = r.status === 0
+  const counts = stage.counts?.()
+  if (counts) {
+    passed += counts.passed
+    failed += counts.failed
+    if (!ok && counts.failed === 0) failed += 1 // the runner failed without a failing test (crash, no tests)
+  } else if (!ok) failed += 1 // a failing check stage counts as one failure
+  summary.push(`${ok ? 'ok  ' : 'FAIL'} ${stage.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${counts ? `: ${counts.passed} passed, ${counts.failed} failed` : ''}`)
+}
+console.log(`\n${summary.join('\n')}`)
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed > 0 ? 1 : 0)

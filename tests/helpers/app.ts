@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface RunningApp {
+  url: string
+  port: number
+  logs: () => string
+  stop: () => Promise<void>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts the built application (`node server.mjs`, as `npm start` does) on a free loopback port
+ * with exactly the given environment on top of a clean base, and waits until it answers.
+ * Requires a production build (`npm run build`).
+ */
+export async function startApp(env: Record<string, string | undefined> = {}): Promise<RunningApp> {
+  const port = await freePort()
+  const base: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NEXT_TELEMETRY_DISABLED: '1',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  }
+  const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
+  const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`)
+    try {
+      const res = await fetch(`${url}/api/health`, { headers: { 'x-forwarded-for': '127.0.0.254' } })
+      await res.body?.cancel()
+      break
+    } catch {
+      if (Date.now() > deadline) throw new Error(`app did not start:\n${output}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  return {
+    url,
+    port,
+    logs: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref()
+      }),
+  }
+}
