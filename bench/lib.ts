@@ -1,0 +1,41 @@
+import autocannon from 'autocannon'
+
+// Shared measuring tools for bench scenarios. Figures are compared as ratios against a baseline
+// measured in the same run, never as absolute thresholds.
+
+export interface BenchRow {
+  group: string
+  name: string
+  value: number
+  unit: string
+  /** The same metric for the baseline it is compared with (same run). */
+  baseline?: number
+  baselineName?: string
+  note?: string
+}
+
+export interface LoadResult {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+}
+
+export async function load(url: string, opts: { connections?: number; durationS?: number; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+  const r = await autocannon({ url, connections: opts.connections ?? 10, duration: opts.durationS ?? 5, headers: opts.headers })
+  return { requestsPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx }
+}
+
+/** Median wall time of `fn` over `runs` sequential runs, in ms. */
+export async function medianMs(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await fn()
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)]
+}
+
+export type Scenario = { name: string; run: () => Promise<BenchRow[]> }
