@@ -87,11 +87,17 @@ export async function getServerInfo(pds: PdsClient = configuredPds()): Promise<P
   return cached(`pds:server:${pds.baseUrl}`, TTL.server, () => pds.describeServer())
 }
 
+/** The handles a DID's document claims (null: unknown DID); did:plc only, from the PLC directory. */
+export type DidHandleLookup = (did: string) => Promise<string[] | null>
+
+const plcHandles: DidHandleLookup = (did) =>
+  cached(`pds:plc:${config.PLC_URL}:${did}`, TTL.plc, () => fetchPlcHandles(config.PLC_URL, did))
+
 /** Does the DID document list the handle back? null when it cannot be told. */
-async function handleVerifiedBy(did: string, handle: string): Promise<boolean | null> {
+async function handleVerifiedBy(did: string, handle: string, lookup: DidHandleLookup): Promise<boolean | null> {
   if (!did.startsWith('did:plc:')) return null
   try {
-    const handles = await cached(`pds:plc:${config.PLC_URL}:${did}`, TTL.plc, () => fetchPlcHandles(config.PLC_URL, did))
+    const handles = await lookup(did)
     return handles === null ? false : handles.includes(handle)
   } catch (error) {
     log.warn('PLC lookup failed', { did, error: error instanceof Error ? error.message : String(error) })
@@ -100,7 +106,11 @@ async function handleVerifiedBy(did: string, handle: string): Promise<boolean | 
 }
 
 // GET /api/pds/verifyHandle - whether a handle can still be registered
-export async function verifyHandle(handle: string, pds: PdsClient = configuredPds()): Promise<HandleAvailability> {
+export async function verifyHandle(
+  handle: string,
+  pds: PdsClient = configuredPds(),
+  didHandles: DidHandleLookup = plcHandles,
+): Promise<HandleAvailability> {
   const problem = handleSyntaxProblem(handle)
   if (problem) throw new AppError('invalid_input', `handle: ${problem}`)
   const normalized = normalizeHandle(handle)
@@ -116,7 +126,7 @@ export async function verifyHandle(handle: string, pds: PdsClient = configuredPd
     available: false,
     reason: rules.domain ? `already registered on this PDS (${did})` : `already in use: the domain points at ${did}`,
     did,
-    verified: await handleVerifiedBy(did, normalized),
+    verified: await handleVerifiedBy(did, normalized, didHandles),
   }
 }
 
