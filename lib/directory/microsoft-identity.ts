@@ -67,7 +67,7 @@ export function tenantIdFromIssuer(issuer: string): string | null {
 export function parseOpenIdConfiguration(status: number, body: string): OpenIdTenant | null {
   if (status !== 200) {
     const err = parseUpstreamJson(UPSTREAM, body, MicrosoftIdentityErrorPayload)
-    // AADSTS90002: tenant not found; AADSTS90023-family answers for unusable names come as invalid_tenant too.
+    // HTTP 400 invalid_tenant / AADSTS90002: no tenant has this id or verified domain.
     if (err.error === 'invalid_tenant' || err.error_codes?.includes(90002)) return null
     throw new UpstreamStatus(UPSTREAM, status, body.slice(0, 300))
   }
