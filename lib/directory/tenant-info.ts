@@ -113,6 +113,11 @@ export async function lookupTenantInfo(query: TenantInfoQuery, deps: TenantInfoD
   const graphP = lookupGraph(deps, tenantId)
   // For a tenant id, the only domain to read sign-in and DNS data from is Graph's default domain.
   const queriedDomain = domainInput ?? (await graphP).tenant?.defaultDomainName ?? null
+  const analyse = (d: string) => !query.skipEmailConfig && !(query.customDomainsOnly && isProviderDomain(d))
+  // The queried domain's mail lookups need nothing from the steps below, so they start now.
+  const queriedEmail = queriedDomain && analyse(queriedDomain) ? emailConfiguration(deps, queriedDomain) : null
+  // Awaited below; this only keeps an early failure elsewhere from leaving its rejection unhandled.
+  queriedEmail?.catch(() => {})
   const [graph, realm, credentials, dkim] = await Promise.all([
     graphP,
     queriedDomain ? deps.userRealm(queriedDomain) : null,
@@ -131,10 +136,10 @@ export async function lookupTenantInfo(query: TenantInfoQuery, deps: TenantInfoD
   const initialDomain = prefix ? `${prefix}.onmicrosoft.com` : null
 
   const known = [...new Set([queriedDomain, graph.tenant?.defaultDomainName, initialDomain].filter((d): d is string => Boolean(d)))]
-  const analysed = query.skipEmailConfig ? [] : known.filter((d) => !(query.customDomainsOnly && isProviderDomain(d)))
+  const analysed = known.filter(analyse)
   const spoHosts = prefix ? [`${prefix}.sharepoint.com`, `${prefix}-my.sharepoint.com`] : []
   const [email, spo] = await Promise.all([
-    Promise.all(analysed.map((d) => emailConfiguration(deps, d))),
+    Promise.all(analysed.map((d) => (d === queriedDomain && queriedEmail ? queriedEmail : emailConfiguration(deps, d)))),
     Promise.all(spoHosts.map(async (h) => ((await resolves(deps, h)) ? h : null))),
   ])
   const spoDomains = spo.filter((h): h is string => h !== null)
