@@ -1,6 +1,5 @@
 import { defineOperation } from '@/lib/http/operation'
 import {
-  AccountBlobUsage,
   BlobUsage,
   BlobUsageParams,
   HandleAvailability,
@@ -69,6 +68,14 @@ export const getPdsBlobUsageOp = defineOperation({
   cacheControl: 'public, max-age=600',
 })
 
+export const getPdsBlobStorageStatsOp = defineOperation({
+  ...getPdsBlobUsageOp,
+  path: '/pds/blobStorageStats',
+  operationId: 'getPdsBlobStorageStats',
+  summary: 'Blob storage used by all active accounts (older path)',
+  description: `The same answer as \`/pds/blobStorageUsageBytes\`, kept at the reference API's older path for existing clients. ${getPdsBlobUsageOp.description}`,
+})
+
 export const getPdsAccountBlobUsageOp = defineOperation({
   method: 'GET',
   path: '/pds/blobStorageUsageBytes/{did}',
@@ -77,7 +84,7 @@ export const getPdsAccountBlobUsageOp = defineOperation({
   summary: 'Blob storage used by one account',
   description: `${BLOB_DESCRIPTION} 404 when the DID has no active account on this PDS. Cached for 10 minutes. ${NOT_CONFIGURED}`,
   params: BlobUsageParams,
-  success: { description: 'Blob usage of the account', schema: AccountBlobUsage },
+  success: { description: 'Blob usage of the account', schema: BlobUsage },
   errors: ['not_found', 'upstream_failed', 'not_configured', 'upstream_timeout'],
   cacheControl: 'public, max-age=600',
 })
@@ -112,6 +119,7 @@ export const pdsOperations = [
   verifyPdsHandleOp,
   getPdsHeatmapOp,
   getPdsBlobUsageOp,
+  getPdsBlobStorageStatsOp,
   getPdsAccountBlobUsageOp,
   getPdsUptimeOp,
   getPdsHealthOp,

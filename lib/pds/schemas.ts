@@ -123,19 +123,15 @@ export type Heatmap = z.infer<typeof Heatmap>
 
 export const BlobUsage = z
   .object({
+    did: z.string().nullable().meta({ description: 'The account counted; null for the whole PDS' }),
     usageBytes: z.int().nonnegative().meta({
       description: 'Total size of the stored blobs in bytes. A number (the reference API sent a string); exact up to 2^53 bytes',
     }),
     blobCount: z.int().nonnegative(),
-    accountCount: z.int().nonnegative().meta({ description: 'Accounts whose blobs were counted' }),
+    accountCount: z.int().nonnegative().meta({ description: 'Accounts whose blobs were counted (1 for a single account)' }),
   })
-  .meta({ id: 'PdsBlobUsage' })
+  .meta({ id: 'PdsBlobUsage', description: 'Blob storage usage of one account or of every active account' })
 export type BlobUsage = z.infer<typeof BlobUsage>
-
-export const AccountBlobUsage = BlobUsage.omit({ accountCount: true })
-  .extend({ did: z.string() })
-  .meta({ id: 'PdsAccountBlobUsage' })
-export type AccountBlobUsage = z.infer<typeof AccountBlobUsage>
 
 export const UptimeStats = z
   .object({

@@ -11,7 +11,6 @@ import {
   currentUtcYear,
   Did,
   HeatmapYear,
-  type AccountBlobUsage,
   type BlobUsage,
   type HandleAvailability,
   type Heatmap,
@@ -170,7 +169,9 @@ export async function getPostingHeatmap(year: number = currentUtcYear(), pds: Pd
   return cached(`pds:heatmap:${pds.baseUrl}:${year}`, ttl, () => buildHeatmap(pds, year))
 }
 
-async function computeAccountBlobUsage(pds: PdsClient, did: string): Promise<AccountBlobUsage> {
+type AccountUsage = Pick<BlobUsage, 'usageBytes' | 'blobCount'>
+
+async function computeAccountBlobUsage(pds: PdsClient, did: string): Promise<AccountUsage> {
   let cids: string[]
   try {
     cids = await readAllPages('blob', async (cursor) => {
@@ -214,18 +215,18 @@ async function computeAccountBlobUsage(pds: PdsClient, did: string): Promise<Acc
   }
   let usageBytes = 0
   for (const cid of wanted) usageBytes += sizes.get(cid) ?? 0
-  return { did, usageBytes, blobCount: wanted.size }
+  return { usageBytes, blobCount: wanted.size }
 }
 
-function accountBlobUsage(pds: PdsClient, did: string): Promise<AccountBlobUsage> {
+function accountBlobUsage(pds: PdsClient, did: string): Promise<AccountUsage> {
   return cached(`pds:blobs:${pds.baseUrl}:${did}`, TTL.blobs, () => computeAccountBlobUsage(pds, did))
 }
 
 // GET /api/pds/blobStorageUsageBytes/{did} - blob storage used by one account
-export async function getBlobUsageForDid(did: string, pds: PdsClient = configuredPds()): Promise<AccountBlobUsage> {
+export async function getBlobUsageForDid(did: string, pds: PdsClient = configuredPds()): Promise<BlobUsage> {
   const checked = Did.safeParse(did)
   if (!checked.success) throw new AppError('invalid_input', describeZodError(checked.error, 'did'))
-  return accountBlobUsage(pds, did)
+  return { did, ...(await accountBlobUsage(pds, did)), accountCount: 1 }
 }
 
 // GET /api/pds/blobStorageUsageBytes - blob storage used by all active accounts
@@ -242,6 +243,7 @@ export async function getBlobUsage(pds: PdsClient = configuredPds()): Promise<Bl
     )
     const counted = perAccount.filter((u) => u !== null)
     return {
+      did: null,
       usageBytes: counted.reduce((sum, u) => sum + u.usageBytes, 0),
       blobCount: counted.reduce((sum, u) => sum + u.blobCount, 0),
       accountCount: counted.length,

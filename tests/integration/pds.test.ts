@@ -238,7 +238,7 @@ describe('GET /api/pds/blobStorageUsageBytes', () => {
     const mark = upstream.requests.length
     const { status, body } = await get(`/api/pds/blobStorageUsageBytes/${didOf(0)}`)
     expect(status).toBe(200)
-    expect(body).toEqual({ did: didOf(0), usageBytes: 3500, blobCount: 3 })
+    expect(body).toEqual({ did: didOf(0), usageBytes: 3500, blobCount: 3, accountCount: 1 })
     expect(calls(mark, 'com.atproto.sync.getBlob').map((r) => [r.method, r.query.get('cid')])).toEqual([['HEAD', 'bafkreic']])
     // likes hold no blobs and are never read
     expect(calls(mark, 'com.atproto.repo.listRecords').some((r) => r.query.get('collection') === 'app.bsky.feed.like')).toBe(false)
@@ -247,9 +247,13 @@ describe('GET /api/pds/blobStorageUsageBytes', () => {
   it('sums every active account', async () => {
     const { status, body, headers } = await get('/api/pds/blobStorageUsageBytes')
     expect(status).toBe(200)
-    expect(body).toEqual({ usageBytes: 3800, blobCount: 4, accountCount: ACTIVE })
+    expect(body).toEqual({ did: null, usageBytes: 3800, blobCount: 4, accountCount: ACTIVE })
     expect(typeof body.usageBytes).toBe('number')
     expect(headers.get('cache-control')).toBe('public, max-age=600')
+    // the reference API's older path answers the same, from the cache
+    const mark = upstream.requests.length
+    expect((await get('/api/pds/blobStorageStats')).body).toEqual(body)
+    expect(since(mark)).toHaveLength(0)
   })
 
   it('404 for a DID not on this PDS, and for a deactivated account', async () => {

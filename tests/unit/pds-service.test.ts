@@ -145,8 +145,8 @@ describe('blob usage', () => {
         return cid === 'bafgone' ? null : cid === 'bafc' ? 7 : 1000
       },
     })
-    expect(await getBlobUsageForDid(did(0), pds)).toEqual({ did: did(0), usageBytes: 157, blobCount: 3 })
-    expect(await getBlobUsage(pds)).toEqual({ usageBytes: 1157, blobCount: 4, accountCount: 2 })
+    expect(await getBlobUsageForDid(did(0), pds)).toEqual({ did: did(0), usageBytes: 157, blobCount: 3, accountCount: 1 })
+    expect(await getBlobUsage(pds)).toEqual({ did: null, usageBytes: 1157, blobCount: 4, accountCount: 2 })
     expect(sized.sort()).toEqual(['bafc', 'bafgone', 'bafz'])
   })
 
