@@ -172,3 +172,9 @@ describe('headers and envelopes', () => {
     expect((await r.json()).error.message).toMatch(/not valid JSON/)
   })
 })
+
+describe('start-up', () => {
+  it('refuses to start with an invalid variable and names it', async () => {
+    await expect(startApp({ RATE_LIMIT_WINDOW_S: 'soon' })).rejects.toThrow(/RATE_LIMIT_WINDOW_S/)
+  })
+})
