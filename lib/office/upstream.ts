@@ -195,8 +195,3 @@ export async function deleteGhostPost(id: string): Promise<void> {
     acceptStatus: [404],
   })
 }
-
-/** Test hook: forget the cached Graph token. */
-export function forgetGraphToken() {
-  token = undefined
-}
