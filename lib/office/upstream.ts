@@ -5,7 +5,7 @@ import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
 import { log } from '@/lib/log'
 import { singleFlight } from '@/lib/upstream/cache'
-import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus } from '@/lib/upstream/http'
+import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus, type UpstreamResponse } from '@/lib/upstream/http'
 import {
   GhostAdminPost,
   GhostAdminPostsPayload,
@@ -85,7 +85,11 @@ export async function fetchMessageCenterMessages(): Promise<GraphMessage[]> {
     if (page >= MAX_GRAPH_PAGES) throw new UpstreamMalformed(GRAPH, `more than ${MAX_GRAPH_PAGES} pages of messages`)
     // The token must only ever go to Graph, whatever a nextLink says.
     if (new URL(next).origin !== graphOrigin) throw new UpstreamMalformed(GRAPH, 'a nextLink pointed outside Graph')
-    const res = await graphGet(next, bearer)
+    const res: UpstreamResponse = await graphGet(next, bearer).catch((error: unknown) => {
+      // A revoked or expired token must not be reused by the next run.
+      if (error instanceof UpstreamStatus && error.upstreamStatus === 401) token = undefined
+      throw error
+    })
     const payload = parseUpstreamJson(GRAPH, res.text(), GraphMessagesPage)
     messages.push(...payload.value)
     next = payload['@odata.nextLink'] ?? null

@@ -13,6 +13,8 @@ export interface FakeMicrosoft {
   clientId: string
   secret: string
   fault: { prefix: string; kind: Fault } | null
+  /** Issues a new token from now on; the old one is refused (as after a revocation). */
+  rotateToken(): void
   /** Env for the app under test. */
   env(): Record<string, string>
   close(): Promise<void>
@@ -22,7 +24,7 @@ export async function startFakeMicrosoft(pages?: unknown[][]): Promise<FakeMicro
   const tenant = randomUUID()
   const clientId = randomUUID()
   const secret = randomBytes(12).toString('hex')
-  const token = randomBytes(24).toString('hex')
+  let token = randomBytes(24).toString('hex')
   const docsPage = fixtureJson<{ value: unknown[] }>('microsoft-graph/serviceAnnouncement-messages-list-docs-example.json')
   const realPage = fixtureJson<{ value: unknown[] }>('microsoft-graph/serviceAnnouncement-messages-list-value-4-real-messages.json')
   const valuePages = pages ?? [docsPage.value, realPage.value]
@@ -61,6 +63,7 @@ export async function startFakeMicrosoft(pages?: unknown[][]): Promise<FakeMicro
   })
   ms.url = ms.upstream.url
   ms.env = () => ({ MS_LOGIN_URL: ms.url, MS_GRAPH_URL: ms.url, MS_TENANT_ID: tenant, MS_CLIENT_ID: clientId, MS_CLIENT_SECRET: secret })
+  ms.rotateToken = () => (token = randomBytes(24).toString('hex'))
   ms.close = () => ms.upstream.close()
   return ms
 }

@@ -143,6 +143,18 @@ describe('Message Center jobs', () => {
       }
     })
 
+    it('a token Graph refuses is dropped: that run fails, the next one gets a new token', async () => {
+      await post('/api/office/messagecenter/publish?dryRun=true')
+      ms.rotateToken()
+      const refused = await post('/api/office/messagecenter/publish?dryRun=true')
+      expect(refused.status).toBe(502)
+      expect(refused.body.error).toMatch(/Microsoft Graph answered HTTP 401/)
+      const seen = ms.upstream.requests.length
+      const again = await post('/api/office/messagecenter/publish?dryRun=true')
+      expect(again.status).toBe(200)
+      expect(ms.upstream.requests.slice(seen).filter((r) => r.path.endsWith('/token'))).toHaveLength(1)
+    })
+
     it.each(['maybe', 'TRUE', '1'])('dryRun=%s is a 400 {error}', async (value) => {
       const res = await post(`/api/office/messagecenter/publish?dryRun=${value}`)
       expect(res.status).toBe(400)
