@@ -2,8 +2,8 @@ import data from '@/lib/policies/policies.json'
 import { AppError } from '@/lib/http/errors'
 import { Policy, type PolicyList } from '@/lib/policies/schemas'
 
-// Policies are part of the release, not fetched: the data file is validated once at load, so a
-// malformed edit fails the build's tests and start-up instead of a request.
+// Policies are part of the release, not fetched: the data file is validated once when the module
+// loads, so a malformed edit fails the unit tests and is never served.
 const POLICIES: readonly Policy[] = Object.freeze(
   Policy.array()
     .refine((list) => new Set(list.map((p) => p.slug)).size === list.length, 'policy slugs must be unique')
