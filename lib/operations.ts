@@ -1,16 +1,24 @@
 import { pathPattern, type Operation } from '@/lib/http/operation'
+import { blogOperations } from '@/lib/blog/operations'
+import { bookingsOperations } from '@/lib/bookings/operations'
 import { directoryOperations } from '@/lib/directory/operations'
 import { generateOperations } from '@/lib/generate/operations'
 import { healthOperations } from '@/lib/health/operations'
+import { officeOperations } from '@/lib/office/operations'
 import { pdsOperations } from '@/lib/pds/operations'
+import { policyOperations } from '@/lib/policies/operations'
 
 // Every REST operation of the API, in document order. Add a domain's list here and its operations
 // appear in the OpenAPI document, the contract tests and (when internal) the key gate.
 export const operations: readonly Operation[] = [
   ...healthOperations,
   ...pdsOperations,
+  ...blogOperations,
   ...directoryOperations,
+  ...officeOperations,
   ...generateOperations,
+  ...policyOperations,
+  ...bookingsOperations,
 ] as Operation[]
 
 const internal = operations.filter((op) => op.internal).map((op) => ({ method: op.method, pattern: pathPattern(op.path) }))
