@@ -66,8 +66,9 @@ export const listMessageCenterPostsOp = defineOperation({
   method: 'GET',
   path: '/blog/posts/m365-message-center',
   operationId: 'listMessageCenterPosts',
+  deprecated: true,
   tag: 'Blog',
-  summary: 'Deprecated: Message Center posts (use /blog/posts/tag/{tag})',
+  summary: 'Message Center posts (older path; use /blog/posts/tag/{tag})',
   description:
     '**Deprecated** alias kept for existing clients; same as `/blog/posts/tag/{tag}` with the Message Center tag. Shadows a post whose slug would be `m365-message-center`.',
   query: BlogPageQuery,

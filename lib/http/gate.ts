@@ -57,7 +57,9 @@ export async function apiGate(req: NextRequest): Promise<Response> {
   if (clientIp === 'unknown' && !connectionIpIsStamped())
     logOnce('no-client-ip', 'warn', 'client address unavailable: start with `npm start` (server.mjs) or set TRUSTED_IP_HEADER behind a proxy; all clients share one rate-limit bucket')
   const path = req.nextUrl.pathname
-  const internal = isInternalOperation(req.method, path)
+  // A preflight is judged by the method it asks for, so internal operations never get CORS headers.
+  const method = req.method === 'OPTIONS' ? (req.headers.get('access-control-request-method') ?? 'OPTIONS').toUpperCase() : req.method
+  const internal = isInternalOperation(method, path)
   // Public operations are open to any browser origin; internal ones and the MCP endpoint are not.
   const cors = corsHeaders(!internal && !path.startsWith('/api/mcp'))
 

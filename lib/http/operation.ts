@@ -55,6 +55,8 @@ export interface Operation<
   /** Requires the x-tc-api-key header. */
   internal?: boolean
   experimental?: boolean
+  /** Kept for existing clients; marked deprecated in the OpenAPI document. */
+  deprecated?: boolean
   /** Cache-Control of successful answers. */
   cacheControl?: string
 }

@@ -69,6 +69,7 @@ function toOperationObject(op: Operation): ZodOpenApiOperationObject {
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
     ...(op.internal ? { security: [{ internalApiKey: [] }] } : { security: [] }),
     ...(op.experimental ? { 'x-experimental': true } : {}),
+    ...(op.deprecated ? { deprecated: true } : {}),
     ...(op.internal ? { 'x-internal-operation': true } : {}),
     responses: {
       [status]: {

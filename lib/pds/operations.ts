@@ -72,6 +72,7 @@ export const getPdsBlobStorageStatsOp = defineOperation({
   ...getPdsBlobUsageOp,
   path: '/pds/blobStorageStats',
   operationId: 'getPdsBlobStorageStats',
+  deprecated: true,
   summary: 'Blob storage used by all active accounts (older path)',
   description: `The same answer as \`/pds/blobStorageUsageBytes\`, kept at the reference API's older path for existing clients. ${getPdsBlobUsageOp.description}`,
 })
