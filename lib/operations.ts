@@ -1,5 +1,6 @@
 import { pathPattern, type Operation } from '@/lib/http/operation'
 import { directoryOperations } from '@/lib/directory/operations'
+import { domainOperations } from '@/lib/domains/operations'
 import { generateOperations } from '@/lib/generate/operations'
 import { healthOperations } from '@/lib/health/operations'
 
@@ -7,6 +8,7 @@ import { healthOperations } from '@/lib/health/operations'
 // appear in the OpenAPI document, the contract tests and (when internal) the key gate.
 export const operations: readonly Operation[] = [
   ...healthOperations,
+  ...domainOperations,
   ...directoryOperations,
   ...generateOperations,
 ] as Operation[]
