@@ -5,7 +5,7 @@ import { fixture } from '../helpers/fake-upstream'
 
 // The checks against a loopback DoH server answering from the zone fixtures, through the real
 // resolver (which reads DOH_URL at import, so the server starts first).
-const doh = await startFakeDoh(loadZones('well-configured', 'providers', 'weak', 'platform', 'spf-trees', 'dkim'))
+const doh = await startFakeDoh(loadZones('well-configured', 'providers', 'weak', 'platform', 'spf-trees', 'dkim', 'mx'))
 process.env.DOH_URL = doh.url
 const { resolve } = await import('@/lib/dns/resolver')
 const { evaluateSpf, checkSpf } = await import('@/lib/domains/checks/spf')
@@ -13,6 +13,8 @@ const { checkDmarc } = await import('@/lib/domains/checks/dmarc')
 const { checkDkim, COMMON_SELECTORS } = await import('@/lib/domains/checks/dkim')
 const { checkMtaSts } = await import('@/lib/domains/checks/mta-sts')
 const { checkCaa } = await import('@/lib/domains/checks/caa')
+const { checkMx } = await import('@/lib/domains/checks/mx')
+const { checkDane } = await import('@/lib/domains/checks/dane')
 const { checkDomainHealth, listPlatformDomains } = await import('@/lib/domains/service')
 const dns = { resolve }
 
@@ -194,6 +196,41 @@ describe('MTA-STS check', () => {
     expect(m.status).toBe('not_found')
     expect(m.recommendation?.record?.name).toBe('_mta-sts.platform.example')
     expect(m.recommendation?.record?.value).toMatch(/^v=STSv1; id=\d{14}$/)
+  })
+})
+
+describe('MX', () => {
+  it.each([
+    ['febit.eu', 'pass', /2 MX hosts, all resolving/],
+    ['platform.example', 'pass', /Null MX/],
+    ['mx-mixed.example', 'fail', /null MX must be the only MX record/],
+    ['mx-none.example', 'warn', /fall back to the address records/],
+    ['mx-nothing.example', 'not_found', /cannot receive mail/],
+    ['mx-alias.example', 'warn', /CNAME, which RFC 2181/],
+    ['mx-dead.example', 'fail', /without an A\/AAAA address: dead.mx-dead.example/],
+    ['mx-ip.example', 'fail', /not an IP address: 192.0.2.61/],
+  ])('%s → %s', async (domain, status, detail) => {
+    const check = await checkMx(dns, domain, await resolve(domain, 'MX'))
+    expect(check.status).toBe(status)
+    expect(check.detail).toMatch(detail)
+  })
+
+  it('offers a null MX when the domain has no mail hosts', async () => {
+    const check = await checkMx(dns, 'mx-nothing.example', await resolve('mx-nothing.example', 'MX'))
+    expect(check.recommendation?.record).toEqual({ name: 'mx-nothing.example', type: 'MX', value: '0 .' })
+  })
+})
+
+describe('DANE', () => {
+  it('counts TLSA only with DNSSEC', async () => {
+    const signed = await checkDane(dns, ['mx1.febit.eu', 'mx2.febit.eu'])
+    expect(signed.status).toBe('pass')
+    expect(signed.hosts[0]).toEqual({ host: 'mx1.febit.eu', tlsa: ['3 1 1 22c4614379ba19952941fbd8981a3cd6c0188e25b47d46269166e4acae5cad19'], authenticated: true })
+    const unsigned = await checkDane(dns, ['mx.dane-unsigned.example'])
+    expect(unsigned.status).toBe('fail')
+    expect(unsigned.detail).toMatch(/without DNSSEC validation is ignored/)
+    const partly = await checkDane(dns, ['mx1.febit.eu', 'mail.tutanota.de'])
+    expect(partly).toMatchObject({ status: 'warn', detail: 'MX hosts without TLSA: mail.tutanota.de.' })
   })
 })
 
