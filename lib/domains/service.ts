@@ -162,7 +162,7 @@ async function runCheck<K extends CheckName>(name: K, deadline: number, budgetMs
   } catch (error) {
     if (error instanceof BudgetExceeded) return info(name, `Not checked: the lookups did not finish within the ${budgetMs / 1000} s budget.`)
     if (!(error instanceof LookupFailed || error instanceof AppError)) log.error('domain check failed', { check: name, error: errorText(error) })
-    return info(name, `Not checked: ${errorText(error)}.`)
+    return info(name, `Not checked: ${errorText(error).replace(/\.$/, '')}.`)
   } finally {
     clearTimeout(timer)
   }

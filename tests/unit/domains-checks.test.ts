@@ -270,6 +270,15 @@ describe('health report', () => {
     expect(r.checks.spf.status).toBe('pass')
   })
 
+  it('reports checks still running when the budget runs out as info', async () => {
+    const stalled = { resolve: (name: string, type: Parameters<typeof resolve>[1]) => (name.startsWith('_dmarc.') ? new Promise<never>(() => {}) : resolve(name, type)) }
+    const r = await checkDomainHealth({ domain: 'weak.example' }, { ...deps('alexvernon-testing-mode-mx-trailing-dot.txt'), dns: stalled, budgetMs: 300 })
+    expect(r.checks.dmarc).toMatchObject({ status: 'info', detail: 'Not checked: the lookups did not finish within the 0.3 s budget.' })
+    expect(r.checks.bimi.status).toBe('info')
+    expect(r.checks.spf.status).toBe('warn')
+    expect(r.dmarcPolicy).toBeNull()
+  })
+
   it('answers 404 for a name that does not exist and 400 for an invalid one', async () => {
     await expect(checkDomainHealth({ domain: 'nothing-here.example' }, deps('x'))).rejects.toMatchObject({ code: 'not_found' })
     await expect(checkDomainHealth({ domain: 'bad_name.example' }, deps('x'))).rejects.toMatchObject({ code: 'invalid_input' })
