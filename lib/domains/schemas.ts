@@ -265,7 +265,9 @@ export const DomainHealthReport = z
     ...postureFields,
     score: z.number().int().min(0).max(100).meta({ description: 'Weighted share of the checks passed (see the operation description)' }),
     grade: Grade.meta({ description: 'A ≥ 90, B ≥ 75, C ≥ 60, D ≥ 40, F below' }),
-    summary: z.record(CheckStatus, z.number().int()).meta({ description: 'How many checks ended in each status' }),
+    summary: z
+      .object({ pass: z.number().int(), warn: z.number().int(), fail: z.number().int(), info: z.number().int(), not_found: z.number().int() })
+      .meta({ description: 'How many checks ended in each status' }),
     checks: DomainChecks,
     recommendations: z
       .array(z.object({ check: z.enum(CHECK_NAMES), status: CheckStatus, ...Recommendation.shape }))
