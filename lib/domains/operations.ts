@@ -22,7 +22,7 @@ export const checkDomainOp = defineOperation({
   tag: 'Domains',
   summary: 'DNS and mail-security health check of a domain',
   description: [
-    'Checks any domain (platform domains are flagged `isPlatformDomain`): MX (incl. null MX, RFC 7505), SPF (RFC 7208: include/redirect tree, DNS-lookup count against the 10-lookup and 2-void-lookup limits, the `all` qualifier), DMARC (RFC 9989: `np`, `psd`, `t`; removed `pct`/`rf`/`ri` flagged; tree walk to the organisational record; external `rua`/`ruf` authorisation), DKIM, MTA-STS (TXT record and the HTTPS policy: no redirects, 200, text/plain, ≤ 64 KiB; mode, max_age, whether its `mx` patterns cover the MX hosts), TLS-RPT, BIMI, DNSSEC, CAA (closest set walking up) and DANE (TLSA `_25._tcp` on up to 10 MX hosts).',
+    'Checks any domain (platform domains are flagged `isPlatformDomain`): MX (incl. null MX, RFC 7505), SPF (RFC 7208: include/redirect tree, DNS-lookup count against the 10-lookup and 2-void-lookup limits, the `all` qualifier), DMARC (RFC 9989: `np`, `psd`, `t`; removed `pct`/`rf`/`ri` flagged; tree walk to the organisational record; external `rua`/`ruf` authorisation), DKIM, MTA-STS (TXT record and the HTTPS policy: no redirects, 200, text/plain, ≤ 64 KiB, fetched only when `mta-sts.{domain}` resolves to public addresses; mode, max_age, whether its `mx` patterns cover the MX hosts), TLS-RPT, BIMI, DNSSEC, CAA (closest set walking up) and DANE (TLSA `_25._tcp` on up to 10 MX hosts).',
     '',
     'Each check has a `status` (`pass`, `warn`, `fail`, `info`, `not_found`), a one-line `detail`, the raw `records`, all `warnings` and a `recommendation` with the record to publish (null when there is nothing to do).',
     '',

@@ -1,5 +1,7 @@
 import 'server-only'
+import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
+import { resolveAddresses } from '@/lib/dns/resolver'
 import { AppError } from '@/lib/http/errors'
 import { upstreamFetch } from '@/lib/upstream/http'
 
@@ -16,9 +18,37 @@ export type PolicyFetch = { ok: true; url: string; text: string } | { ok: false;
 
 export const policyUrl = (domain: string) => config.MTA_STS_URL_TEMPLATE.replaceAll('{domain}', domain)
 
-export async function fetchMtaStsPolicy(domain: string, timeoutMs = config.UPSTREAM_TIMEOUT_MS): Promise<PolicyFetch> {
+export function isPublicAddress(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() === 'unicast'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whoever owns the checked domain chooses where `mta-sts.{domain}` points, so a host derived from
+ * it must resolve to public addresses only, or the check would probe our own network. (The fetch
+ * resolves again; this narrows, not closes, the window for DNS rebinding.)
+ */
+export async function policyHostProblem(url: string, domain: string, addressesOf: (host: string) => Promise<string[]>): Promise<string | null> {
+  const host = new URL(url).hostname.toLowerCase()
+  if (host !== domain && !host.endsWith(`.${domain}`)) return null // a fixed host from the operator's template
+  const addresses = await addressesOf(host)
+  if (addresses.length === 0) return `${host} has no A or AAAA record`
+  const internal = addresses.filter((a) => !isPublicAddress(a))
+  return internal.length ? `${host} resolves to a non-public address (${internal.join(', ')}); not fetched` : null
+}
+
+export async function fetchMtaStsPolicy(
+  domain: string,
+  timeoutMs = config.UPSTREAM_TIMEOUT_MS,
+  addressesOf: (host: string) => Promise<string[]> = resolveAddresses,
+): Promise<PolicyFetch> {
   const url = policyUrl(domain)
   try {
+    const problem = await policyHostProblem(url, domain, addressesOf)
+    if (problem) return { ok: false, url, reason: problem }
     const res = await upstreamFetch(UPSTREAM, url, {
       noRedirects: true,
       maxBytes: POLICY_MAX_BYTES,

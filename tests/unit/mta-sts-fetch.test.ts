@@ -26,7 +26,7 @@ const host = await startFakeUpstream((req, res) => {
   }
 })
 process.env.MTA_STS_URL_TEMPLATE = `${host.url}/{domain}/.well-known/mta-sts.txt`
-const { fetchMtaStsPolicy } = await import('@/lib/domains/upstream')
+const { fetchMtaStsPolicy, isPublicAddress, policyHostProblem } = await import('@/lib/domains/upstream')
 
 afterAll(() => host.close())
 
@@ -57,5 +57,40 @@ describe('MTA-STS policy fetch', () => {
     const r = await fetchMtaStsPolicy('slow.example', 300)
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.reason).toMatch(/did not answer within 300 ms/)
+  })
+})
+
+describe('policy host guard', () => {
+  const addresses = (map: Record<string, string[]>) => async (host: string) => map[host] ?? []
+
+  it.each([
+    ['8.8.8.8', true],
+    ['2a00:1450:4001::1', true],
+    ['10.0.0.1', false],
+    ['127.0.0.1', false],
+    ['169.254.169.254', false],
+    ['100.64.0.1', false],
+    ['::1', false],
+    ['fe80::1', false],
+    ['::ffff:127.0.0.1', false],
+    ['not-an-ip', false],
+  ])('%s public: %s', (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected)
+  })
+
+  it('refuses a policy host of the checked domain that points inside', async () => {
+    const url = 'https://mta-sts.evil.example/.well-known/mta-sts.txt'
+    expect(await policyHostProblem(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['203.0.113.5', '10.1.2.3'] }))).toBe(
+      'mta-sts.evil.example resolves to a non-public address (203.0.113.5, 10.1.2.3); not fetched',
+    )
+    expect(await policyHostProblem(url, 'evil.example', addresses({}))).toBe('mta-sts.evil.example has no A or AAAA record')
+    expect(await policyHostProblem(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['8.8.4.4'] }))).toBeNull()
+  })
+
+  it('leaves a fixed host from the operator\'s template alone', async () => {
+    const lookups: string[] = []
+    const r = await policyHostProblem('http://127.0.0.1:8080/evil.example/mta-sts.txt', 'evil.example', async (h) => (lookups.push(h), []))
+    expect(r).toBeNull()
+    expect(lookups).toEqual([])
   })
 })
