@@ -201,7 +201,13 @@ async function buildReport(domain: string, selectors: string[], deps: DomainDeps
     ] as const),
     nameServers(dns, domain, ns).catch(() => ns.records.map(present)),
   ])
-  const [mxCheck, spf, dmarcCheck, dkim, mtaSts, tlsRpt, bimi, dnssec, caa, dane] = checksList
+  const [mxCheck, spf, dmarcCheck, dkimFound, mtaSts, tlsRpt, bimi, dnssec, caa, dane] = checksList
+  // A domain whose SPF authorises no sender sends no mail, so having no DKIM key is expected.
+  const sendsNoMail = spf.record !== null && /^v=spf1\s+-all\s*$/i.test(spf.record)
+  const dkim =
+    sendsNoMail && dkimFound.status === 'not_found'
+      ? { ...dkimFound, status: 'info' as const, detail: `Not applicable: SPF authorises no sender (v=spf1 -all); no DKIM key found among the ${dkimFound.selectorsProbed.length} probed selectors.`, recommendation: null }
+      : dkimFound
   const checks: DomainChecks = { mx: mxCheck, spf, dmarc: dmarcCheck, dkim, mtaSts, tlsRpt, bimi, dnssec, caa, dane }
 
   const statuses = Object.fromEntries(CHECK_NAMES.map((n) => [n, checks[n].status])) as Record<CheckName, CheckStatus>

@@ -148,7 +148,9 @@ describe('GET /api/domains/{domain}', () => {
     expect(r.status).toBe(200)
     expect(r.body.isPlatformDomain).toBe(true)
     expect(r.body.checks.mx).toMatchObject({ status: 'pass', nullMx: true, records: ['0 .'] })
-    expect([r.body.checks.mtaSts.status, r.body.checks.tlsRpt.status, r.body.checks.dane.status]).toEqual(['info', 'info', 'info'])
+    expect([r.body.checks.mtaSts.status, r.body.checks.tlsRpt.status, r.body.checks.dane.status, r.body.checks.dkim.status]).toEqual(['info', 'info', 'info', 'info'])
+    // mx 10 + spf 20 + dmarc 25 earned of 70 (DNSSEC and CAA count, the info checks do not)
+    expect(r.body).toMatchObject({ score: 79, grade: 'B' })
   })
 
   it('reports a failed lookup as that check\'s info and keeps the rest', async () => {

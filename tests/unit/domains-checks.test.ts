@@ -262,6 +262,8 @@ describe('health report', () => {
     expect(r.checks.mx).toMatchObject({ status: 'pass', nullMx: true })
     expect([r.checks.mtaSts.status, r.checks.tlsRpt.status, r.checks.dane.status]).toEqual(['info', 'info', 'info'])
     expect(r.checks.spf.status).toBe('pass')
+    expect(r.checks.dkim).toMatchObject({ status: 'info', recommendation: null })
+    expect(r.checks.dkim.detail).toMatch(/^Not applicable: SPF authorises no sender/)
   })
 
   it('turns a failing lookup into an info check and keeps the rest', async () => {
