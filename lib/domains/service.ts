@@ -147,10 +147,7 @@ function info<K extends CheckName>(name: K, detail: string): DomainChecks[K] {
 
 class BudgetExceeded extends Error {}
 
-function errorText(error: unknown): string {
-  if (error instanceof LookupFailed || error instanceof AppError) return error.message
-  return error instanceof Error ? error.message : String(error)
-}
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 async function runCheck<K extends CheckName>(name: K, deadline: number, budgetMs: number, run: () => Promise<DomainChecks[K]>): Promise<DomainChecks[K]> {
   let timer: NodeJS.Timeout | undefined
