@@ -1,9 +1,12 @@
 import { pathPattern, type Operation } from '@/lib/http/operation'
 import { blogOperations } from '@/lib/blog/operations'
 import { bookingsOperations } from '@/lib/bookings/operations'
+import { deviceosOperations } from '@/lib/deviceos/operations'
 import { directoryOperations } from '@/lib/directory/operations'
+import { domainOperations } from '@/lib/domains/operations'
 import { generateOperations } from '@/lib/generate/operations'
 import { healthOperations } from '@/lib/health/operations'
+import { ipcheckOperations } from '@/lib/ipcheck/operations'
 import { officeOperations } from '@/lib/office/operations'
 import { pdsOperations } from '@/lib/pds/operations'
 import { policyOperations } from '@/lib/policies/operations'
@@ -14,8 +17,11 @@ export const operations: readonly Operation[] = [
   ...healthOperations,
   ...pdsOperations,
   ...blogOperations,
+  ...domainOperations,
   ...directoryOperations,
   ...officeOperations,
+  ...deviceosOperations,
+  ...ipcheckOperations,
   ...generateOperations,
   ...policyOperations,
   ...bookingsOperations,
