@@ -48,7 +48,7 @@ export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECR
 }
 
 export function ingestDataset(id: string): IngestDataset {
-  if (!(id in INGEST_TABLES)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
+  if (!Object.hasOwn(INGEST_TABLES, id)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
   return id as IngestDataset
 }
 
@@ -105,7 +105,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
     case 'text':
       if (Array.isArray(raw)) return raw.length ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : null
       if (typeof raw === 'object') return JSON.stringify(raw)
-      return String(raw)
+      // Postgres text cannot hold NUL; a line carrying one is malformed, not a failed batch.
+      return String(raw).includes('\u0000') ? bad() : String(raw)
   }
 }
 

@@ -19,8 +19,9 @@ const DateInput = z
  * `dateTo` means the end of that day, so dateFrom=dateTo=2026-11-21 is that whole (UTC) day.
  * Date-times without an offset are read as UTC.
  */
+const instant = (v: string) => new Date(ISO_DATE.safeParse(v).success || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`)
+
 export function resolveRange(dateFrom: string, dateTo: string): { from: Date; to: Date } {
-  const instant = (v: string) => new Date(ISO_DATE.safeParse(v).success || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`)
   const from = instant(dateFrom)
   const to = ISO_DATE.safeParse(dateTo).success ? new Date(instant(dateTo).getTime() + DAY_MS) : instant(dateTo)
   return { from, to }
@@ -40,7 +41,7 @@ const rangeFields = {
 function checkRange(v: { dateFrom: string; dateTo: string }, ctx: z.RefinementCtx) {
   const { from, to } = resolveRange(v.dateFrom, v.dateTo)
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return // reported by the field checks
-  if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' })
+  if (from.getTime() > instant(v.dateTo).getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' })
   const max = config.QUERY_MAX_RANGE_DAYS
   if (to.getTime() - from.getTime() > max * DAY_MS)
     ctx.addIssue({ code: 'custom', path: ['dateTo'], message: `range is longer than ${max} days (QUERY_MAX_RANGE_DAYS)` })
