@@ -91,8 +91,11 @@ export const QueryResult = z
   .meta({ id: 'QueryResult' })
 export type QueryResult = z.infer<typeof QueryResult>
 
+const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
+
 const TimeseriesPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.literal('timeseries'),
   title: z.string(),
   bucketSeconds: z.number().int(),
@@ -101,6 +104,7 @@ const TimeseriesPanel = z.object({
 })
 const CountsPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.enum(['breakdown', 'top']),
   title: z.string(),
   column: z.string(),
@@ -108,6 +112,7 @@ const CountsPanel = z.object({
 })
 const LatencyPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.literal('latency'),
   title: z.string(),
   count: z.number().int(),

@@ -102,18 +102,10 @@ export async function runDashboard(input: DashboardRequest, opts: ExecOptions = 
   }
 }
 
-/** The SQL statements a dashboard runs (the benchmark replays them with plain pg). */
-export async function dashboardStatements(input: DashboardRequest): Promise<Array<{ text: string; params: unknown[] }>> {
-  const req = parse(DashboardRequest, input)
-  const dataset = getDataset(req.dataset)
-  const { from, to } = resolveRange(req.dateFrom, req.dateTo)
-  const where = whereSql(dataset, from, to, (await checkFilter(req.filter, dataset)).sql)
-  return dataset.panels.map((p) => statement(panelSql(p, dataset, where, from, to).query))
-}
-
 async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: Date, to: Date, opts: ExecOptions): Promise<DashboardPanel> {
   const { query, bucketS } = panelSql(panel, dataset, where, from, to)
   const rows = await readOnly(opts, async (tx) => rowsOf(await tx.execute(query)))
+  const ran = statement(query)
   switch (panel.kind) {
     case 'timeseries': {
       const buckets: string[] = []
@@ -128,17 +120,17 @@ async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: 
         if (i === undefined) continue
         panel.series.forEach((s, k) => (series[k].values[i] = Number(row[s.key] ?? 0)))
       }
-      return { id: panel.id, kind: 'timeseries', title: panel.title, bucketSeconds: bucketS, buckets, series }
+      return { id: panel.id, sql: ran, kind: 'timeseries', title: panel.title, bucketSeconds: bucketS, buckets, series }
     }
     case 'breakdown':
     case 'top': {
       const type = columnType(dataset, panel.column)
-      return { id: panel.id, kind: panel.kind, title: panel.title, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
+      return { id: panel.id, sql: ran, kind: panel.kind, title: panel.title, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
     }
     case 'latency': {
       const r = rows[0] ?? {}
       const num = (v: unknown) => (v === null || v === undefined ? null : round(Number(v)))
-      return { id: panel.id, kind: 'latency', title: panel.title, count: Number(r.count ?? 0), p50Ms: num(r.p50), p95Ms: num(r.p95), errorRate: num(r.error_rate), clientErrorRate: num(r.client_error_rate) }
+      return { id: panel.id, sql: ran, kind: 'latency', title: panel.title, count: Number(r.count ?? 0), p50Ms: num(r.p50), p95Ms: num(r.p95), errorRate: num(r.error_rate), clientErrorRate: num(r.client_error_rate) }
     }
   }
 }

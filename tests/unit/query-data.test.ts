@@ -188,6 +188,8 @@ describe(`runDashboard (${driverName})`, () => {
     expect(latency.clientErrorRate).toBeCloseTo(32 / DAY_ROWS, 2)
     const status = byId.by_status
     if (status.kind !== 'breakdown') throw new Error('by_status kind')
+    expect(status.sql.text).toBe('SELECT "status" AS "value", count(*) AS "count" FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $3')
+    expect(status.sql.params).toEqual([`${DAY}T00:00:00.000Z`, '2026-01-11T00:00:00.000Z', 20])
     expect(status.rows).toEqual([
       { value: 200, count: DAY_ROWS - 1 - 25 - 32 },
       { value: 404, count: 32 },
