@@ -32,6 +32,8 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
   counts: () => vitestCounts(`${OUT}/${name}.json`),
 })
 
+const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
+
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
   { name: 'openapi-lint', cmd: ['node', 'scripts/lint-openapi.mjs'] },
@@ -40,7 +42,9 @@ const stages = [
   vitest('unit', 'unit'),
   // The database-backed unit tests run on PGlite in the stage above and again here on a real
   // Postgres (emptied first: give it a database of its own).
-  vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test' }, ['tests/unit/query-data.test.ts']),
+  vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/unit/query-data.test.ts']),
+  // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
+  vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, ['tests/unit/query-data.test.ts']),
   vitest('integration', 'integration'),
   {
     name: 'e2e',

@@ -8,14 +8,19 @@ import { ingestBatch } from '@/lib/query/ingest'
 import { createRequestLogWriter } from '@/lib/query/request-log-writer'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
 import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
+import { startNeonRelay } from '@/tests/helpers/neon-relay'
 
 // The query application's data functions against a real database: PGlite in memory by default,
-// or the Postgres at QUERY_TEST_DATABASE_URL (scripts/test.mjs runs this file both ways). The
-// Postgres database is emptied first, so point it at a database used only by this suite.
+// or the Postgres at QUERY_TEST_DATABASE_URL through node-postgres, or through the Neon driver
+// with QUERY_TEST_DRIVER=neon (via a loopback WebSocket relay). scripts/test.mjs runs all three.
+// The Postgres database is emptied first, so point it at a database used only by this suite.
 
-const url = process.env.QUERY_TEST_DATABASE_URL || undefined
-const driverName = url ? 'postgres' : 'pglite'
+const pgUrl = process.env.QUERY_TEST_DATABASE_URL || undefined
+const neon = process.env.QUERY_TEST_DRIVER === 'neon'
+if (neon && !pgUrl) throw new Error('QUERY_TEST_DRIVER=neon needs QUERY_TEST_DATABASE_URL')
+const driverName = neon ? 'neon' : pgUrl ? 'postgres' : 'pglite'
 let database: Database
+let relay: { close(): Promise<void> } | undefined
 
 const DAY = '2026-01-10'
 const base = Date.parse(`${DAY}T00:00:00Z`)
@@ -55,7 +60,16 @@ async function snapshot() {
 }
 
 beforeAll(async () => {
+  let url = pgUrl
+  if (neon) {
+    const target = new URL(pgUrl!)
+    relay = await startNeonRelay({ host: target.hostname, port: Number(target.port || 5432) })
+    target.hostname = 'ep-relay-test.eu-central-1.aws.neon.tech' // selects the Neon driver
+    target.port = ''
+    url = target.toString()
+  }
   database = await createDatabase({ DATABASE_URL: url, PGLITE_DIR: 'memory://' })
+  expect(database.driver).toBe(neon ? 'neon-serverless' : pgUrl ? 'node-postgres' : 'pglite')
   await database.migrate()
   await database.migrate() // idempotent
   await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions RESTART IDENTITY`)
@@ -66,6 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   setDatabase(undefined)
   await database?.close()
+  await relay?.close()
 })
 
 describe(`runQuery (${driverName})`, () => {
@@ -263,7 +278,7 @@ describe(`database defences (${driverName})`, () => {
 
   // PGlite runs Postgres single-threaded in WASM without timer interrupts, so statement_timeout
   // cannot fire there (README: "Query application: data"); the timeout is a Postgres guarantee.
-  if (driverName === 'postgres') {
+  if (driverName !== 'pglite') {
     it('turns a statement timeout into a clear error', async () => {
       const e = await appError(readOnly({ timeoutMs: 50 }, (tx) => tx.execute(sql`SELECT pg_sleep(2)`)))
       expect(e.code).toBe('upstream_timeout')
