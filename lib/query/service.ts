@@ -1,9 +1,10 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
+import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError, describeZodError } from '@/lib/http/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type PanelDef } from '@/lib/query/datasets'
 import { checkFilter } from '@/lib/query/filter'
 import {
@@ -236,16 +237,11 @@ function dbCause(error: unknown): { code?: string; message?: string } | undefine
   return error instanceof Error ? { message: error.message } : undefined
 }
 
-function parse<S extends typeof QueryRequest | typeof DashboardRequest>(schema: S, input: unknown) {
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)
-  if (!parsed.success) {
-    const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')
-    throw new AppError('invalid_input', message)
-  }
-  return parsed.data as S extends typeof QueryRequest ? QueryRequestParsed : DashboardRequestParsed
+  if (!parsed.success) throw new AppError('invalid_input', describeZodError(parsed.error))
+  return parsed.data
 }
-type QueryRequestParsed = import('zod').output<typeof QueryRequest>
-type DashboardRequestParsed = import('zod').output<typeof DashboardRequest>
 
 function statement(query: SQL): { text: string; params: Array<string | number | boolean | null> } {
   const q = dialect.sqlToQuery(query)
