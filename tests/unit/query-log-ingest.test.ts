@@ -117,3 +117,21 @@ describe('ingest request checks', () => {
     expect(code(() => decodeBatch(new Uint8Array([0x1f, 0x8b, 1, 2, 3])))).toBe('invalid_input')
   })
 })
+
+describe('ingest request body', () => {
+  it('refuses a streamed body over the cap without a content-length', async () => {
+    const { ingestRequest, MAX_COMPRESSED_BYTES } = await import('@/lib/query/ingest')
+    const chunk = new Uint8Array(1024 * 1024)
+    let sent = 0
+    // An endless body: the test completes only if reading stops at the cap.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const request = new Request('http://test/query/ingest/dns', { method: 'POST', body, headers: { 'x-logpush-secret': 's' }, duplex: 'half' } as RequestInit)
+    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toThrow(`Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+    expect(sent).toBeLessThanOrEqual(MAX_COMPRESSED_BYTES + 2 * chunk.byteLength) // stopped reading early
+  })
+})
