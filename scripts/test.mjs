@@ -25,12 +25,14 @@ function playwrightCounts(file) {
   return { passed: stats.expected + stats.flaky, failed: stats.unexpected }
 }
 
-const vitest = (project, name, extraEnv = {}) => ({
+const vitest = (project, name, extraEnv = {}, files = []) => ({
   name,
-  cmd: [bin('vitest'), 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/${name}.json`],
+  cmd: [bin('vitest'), 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/${name}.json`, ...files],
   env: extraEnv,
   counts: () => vitestCounts(`${OUT}/${name}.json`),
 })
+
+const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
 
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
@@ -38,6 +40,11 @@ const stages = [
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
   vitest('unit', 'unit'),
+  // The database-backed unit tests run on PGlite in the stage above and again here on a real
+  // Postgres (emptied first: give it a database of its own).
+  vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/unit/query-data.test.ts']),
+  // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
+  vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, ['tests/unit/query-data.test.ts']),
   vitest('integration', 'integration'),
   {
     name: 'e2e',

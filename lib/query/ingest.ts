@@ -48,7 +48,7 @@ export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECR
 }
 
 export function ingestDataset(id: string): IngestDataset {
-  if (!(id in INGEST_TABLES)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
+  if (!Object.hasOwn(INGEST_TABLES, id)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
   return id as IngestDataset
 }
 
@@ -105,7 +105,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
     case 'text':
       if (Array.isArray(raw)) return raw.length ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : null
       if (typeof raw === 'object') return JSON.stringify(raw)
-      return String(raw)
+      // Postgres text cannot hold NUL; a line carrying one is malformed, not a failed batch.
+      return String(raw).includes('\u0000') ? bad() : String(raw)
   }
 }
 
@@ -175,8 +176,21 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
 export async function ingestRequest(datasetParam: string, request: Request, opts: { db?: Db; secret?: string } = {}): Promise<IngestResult> {
   checkIngestSecret(request.headers, opts.secret ?? config.LOGPUSH_SECRET)
   const id = ingestDataset(datasetParam)
-  const length = Number(request.headers.get('content-length') ?? 0)
-  if (length > MAX_COMPRESSED_BYTES) throw new AppError('invalid_input', `Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
-  const text = decodeBatch(new Uint8Array(await request.arrayBuffer()))
+  const text = decodeBatch(await readCapped(request, MAX_COMPRESSED_BYTES))
   return ingestBatch(id, text, opts)
+}
+
+/** The request body, refused as soon as it passes `max` bytes (declared or streamed). */
+async function readCapped(request: Request, max: number): Promise<Uint8Array> {
+  const tooLarge = () => new AppError('invalid_input', `Batch larger than ${max} bytes.`)
+  if (Number(request.headers.get('content-length') ?? 0) > max) throw tooLarge()
+  if (!request.body) return new Uint8Array()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > max) throw tooLarge()
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
 }

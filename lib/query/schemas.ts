@@ -19,8 +19,9 @@ const DateInput = z
  * `dateTo` means the end of that day, so dateFrom=dateTo=2026-11-21 is that whole (UTC) day.
  * Date-times without an offset are read as UTC.
  */
+const instant = (v: string) => new Date(ISO_DATE.safeParse(v).success || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`)
+
 export function resolveRange(dateFrom: string, dateTo: string): { from: Date; to: Date } {
-  const instant = (v: string) => new Date(ISO_DATE.safeParse(v).success || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`)
   const from = instant(dateFrom)
   const to = ISO_DATE.safeParse(dateTo).success ? new Date(instant(dateTo).getTime() + DAY_MS) : instant(dateTo)
   return { from, to }
@@ -40,7 +41,7 @@ const rangeFields = {
 function checkRange(v: { dateFrom: string; dateTo: string }, ctx: z.RefinementCtx) {
   const { from, to } = resolveRange(v.dateFrom, v.dateTo)
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return // reported by the field checks
-  if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' })
+  if (from.getTime() > instant(v.dateTo).getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' })
   const max = config.QUERY_MAX_RANGE_DAYS
   if (to.getTime() - from.getTime() > max * DAY_MS)
     ctx.addIssue({ code: 'custom', path: ['dateTo'], message: `range is longer than ${max} days (QUERY_MAX_RANGE_DAYS)` })
@@ -90,8 +91,11 @@ export const QueryResult = z
   .meta({ id: 'QueryResult' })
 export type QueryResult = z.infer<typeof QueryResult>
 
+const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
+
 const TimeseriesPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.literal('timeseries'),
   title: z.string(),
   bucketSeconds: z.number().int(),
@@ -100,6 +104,7 @@ const TimeseriesPanel = z.object({
 })
 const CountsPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.enum(['breakdown', 'top']),
   title: z.string(),
   column: z.string(),
@@ -107,6 +112,7 @@ const CountsPanel = z.object({
 })
 const LatencyPanel = z.object({
   id: z.string(),
+  sql: PanelStatement,
   kind: z.literal('latency'),
   title: z.string(),
   count: z.number().int(),

@@ -121,7 +121,7 @@ export async function seed(db: Db, opts: SeedOptions): Promise<Record<string, nu
       done += n
       opts.onProgress?.(id, done)
     }
-    await db.execute(sql`ANALYZE ${table}`)
+    await db.execute(sql`VACUUM ANALYZE ${table}`) // visibility map for index-only scans, fresh statistics
     out[id] = opts.rows
   }
   return out

@@ -1,9 +1,10 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
+import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError, describeZodError } from '@/lib/http/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type PanelDef } from '@/lib/query/datasets'
 import { checkFilter } from '@/lib/query/filter'
 import {
@@ -102,18 +103,10 @@ export async function runDashboard(input: DashboardRequest, opts: ExecOptions = 
   }
 }
 
-/** The SQL statements a dashboard runs (the benchmark replays them with plain pg). */
-export async function dashboardStatements(input: DashboardRequest): Promise<Array<{ text: string; params: unknown[] }>> {
-  const req = parse(DashboardRequest, input)
-  const dataset = getDataset(req.dataset)
-  const { from, to } = resolveRange(req.dateFrom, req.dateTo)
-  const where = whereSql(dataset, from, to, (await checkFilter(req.filter, dataset)).sql)
-  return dataset.panels.map((p) => statement(panelSql(p, dataset, where, from, to).query))
-}
-
 async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: Date, to: Date, opts: ExecOptions): Promise<DashboardPanel> {
   const { query, bucketS } = panelSql(panel, dataset, where, from, to)
   const rows = await readOnly(opts, async (tx) => rowsOf(await tx.execute(query)))
+  const ran = statement(query)
   switch (panel.kind) {
     case 'timeseries': {
       const buckets: string[] = []
@@ -128,17 +121,17 @@ async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: 
         if (i === undefined) continue
         panel.series.forEach((s, k) => (series[k].values[i] = Number(row[s.key] ?? 0)))
       }
-      return { id: panel.id, kind: 'timeseries', title: panel.title, bucketSeconds: bucketS, buckets, series }
+      return { id: panel.id, sql: ran, kind: 'timeseries', title: panel.title, bucketSeconds: bucketS, buckets, series }
     }
     case 'breakdown':
     case 'top': {
       const type = columnType(dataset, panel.column)
-      return { id: panel.id, kind: panel.kind, title: panel.title, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
+      return { id: panel.id, sql: ran, kind: panel.kind, title: panel.title, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
     }
     case 'latency': {
       const r = rows[0] ?? {}
       const num = (v: unknown) => (v === null || v === undefined ? null : round(Number(v)))
-      return { id: panel.id, kind: 'latency', title: panel.title, count: Number(r.count ?? 0), p50Ms: num(r.p50), p95Ms: num(r.p95), errorRate: num(r.error_rate), clientErrorRate: num(r.client_error_rate) }
+      return { id: panel.id, sql: ran, kind: 'latency', title: panel.title, count: Number(r.count ?? 0), p50Ms: num(r.p50), p95Ms: num(r.p95), errorRate: num(r.error_rate), clientErrorRate: num(r.client_error_rate) }
     }
   }
 }
@@ -244,16 +237,11 @@ function dbCause(error: unknown): { code?: string; message?: string } | undefine
   return error instanceof Error ? { message: error.message } : undefined
 }
 
-function parse<S extends typeof QueryRequest | typeof DashboardRequest>(schema: S, input: unknown) {
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)
-  if (!parsed.success) {
-    const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')
-    throw new AppError('invalid_input', message)
-  }
-  return parsed.data as S extends typeof QueryRequest ? QueryRequestParsed : DashboardRequestParsed
+  if (!parsed.success) throw new AppError('invalid_input', describeZodError(parsed.error))
+  return parsed.data
 }
-type QueryRequestParsed = import('zod').output<typeof QueryRequest>
-type DashboardRequestParsed = import('zod').output<typeof DashboardRequest>
 
 function statement(query: SQL): { text: string; params: Array<string | number | boolean | null> } {
   const q = dialect.sqlToQuery(query)

@@ -36,6 +36,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    // Without DATABASE_URL the app opens PGlite; apps started side by side must not share a directory.
+    PGLITE_DIR: 'memory://',
   }
   const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
   const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })

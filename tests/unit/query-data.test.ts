@@ -1,0 +1,408 @@
+import { gzipSync } from 'node:zlib'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { gatewayDns, requestLog } from '@/drizzle/schema'
+import { createDatabase, setDatabase, type Database } from '@/lib/db/client'
+import { AppError } from '@/lib/http/errors'
+import { ingestBatch } from '@/lib/query/ingest'
+import { createRequestLogWriter } from '@/lib/query/request-log-writer'
+import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
+import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
+import { startNeonRelay } from '@/tests/helpers/neon-relay'
+
+// The query application's data functions against a real database: PGlite in memory by default,
+// or the Postgres at QUERY_TEST_DATABASE_URL through node-postgres, or through the Neon driver
+// with QUERY_TEST_DRIVER=neon (via a loopback WebSocket relay). scripts/test.mjs runs all three.
+// The Postgres database is emptied first, so point it at a database used only by this suite.
+
+const pgUrl = process.env.QUERY_TEST_DATABASE_URL || undefined
+const neon = process.env.QUERY_TEST_DRIVER === 'neon'
+if (neon && !pgUrl) throw new Error('QUERY_TEST_DRIVER=neon needs QUERY_TEST_DATABASE_URL')
+const driverName = neon ? 'neon' : pgUrl ? 'postgres' : 'pglite'
+let database: Database
+let relay: { close(): Promise<void> } | undefined
+
+const DAY = '2026-01-10'
+const base = Date.parse(`${DAY}T00:00:00Z`)
+const MAIN = Array.from({ length: 250 }, (_, i) => ({
+  time: new Date(base + i * 60_000),
+  requestId: `fx-${i}`,
+  method: i % 3 === 0 ? 'POST' : 'GET',
+  route: `/api/r${i % 12}`,
+  status: i % 10 === 0 ? 500 : i % 7 === 0 ? 404 : 200,
+  durationMs: i + 1,
+  clientIp: '198.51.100.0',
+}))
+const EDGES = [
+  { time: new Date(`${DAY}T23:59:59.999Z`), requestId: 'fx-last', method: 'GET', route: '/api/edge', status: 201, durationMs: 1000, clientIp: null },
+  { time: new Date('2026-01-11T00:00:00Z'), requestId: 'fx-next-day', method: 'GET', route: '/api/edge', status: 202, durationMs: 1000, clientIp: null },
+  { time: new Date('2026-01-09T23:59:59Z'), requestId: 'fx-prev-day', method: 'GET', route: '/api/edge', status: 203, durationMs: 1000, clientIp: null },
+]
+const DAY_ROWS = MAIN.length + 1
+
+async function appError(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof AppError) return error
+    throw error
+  }
+  throw new Error('expected an AppError')
+}
+
+async function snapshot() {
+  const tables = await database.db.execute(sql`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`)
+  const counts = await database.db.execute(
+    sql`SELECT (SELECT count(*) FROM request_log) AS r, (SELECT count(*) FROM gateway_dns) AS d, (SELECT count(*) FROM gateway_http) AS h, (SELECT count(*) FROM gateway_network) AS n, (SELECT count(*) FROM gateway_sessions) AS s, (SELECT sum(status) FROM request_log) AS st`,
+  )
+  const rows = (r: unknown) => JSON.parse(JSON.stringify((r as { rows: unknown[] }).rows, (_, v) => (typeof v === 'bigint' ? String(v) : typeof v === 'number' ? String(v) : v)))
+  return { tables: rows(tables), counts: rows(counts) }
+}
+
+beforeAll(async () => {
+  let url = pgUrl
+  if (neon) {
+    const target = new URL(pgUrl!)
+    relay = await startNeonRelay({ host: target.hostname, port: Number(target.port || 5432) })
+    target.hostname = 'ep-relay-test.eu-central-1.aws.neon.tech' // selects the Neon driver
+    target.port = ''
+    url = target.toString()
+  }
+  database = await createDatabase({ DATABASE_URL: url, PGLITE_DIR: 'memory://' })
+  expect(database.driver).toBe(neon ? 'neon-serverless' : pgUrl ? 'node-postgres' : 'pglite')
+  await database.migrate()
+  await database.migrate() // idempotent
+  await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions RESTART IDENTITY`)
+  await database.db.insert(requestLog).values([...MAIN, ...EDGES])
+  setDatabase(database)
+}, 60_000)
+
+afterAll(async () => {
+  setDatabase(undefined)
+  await database?.close()
+  await relay?.close()
+})
+
+describe(`runQuery (${driverName})`, () => {
+  it('pages through every matching row, newest first, with the full count on each page', async () => {
+    const pages = await Promise.all([0, 100, 200].map((offset) => runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, offset })))
+    expect(pages.map((p) => p.rows.length)).toEqual([100, 100, DAY_ROWS - 200])
+    expect(pages.map((p) => p.count)).toEqual([DAY_ROWS, DAY_ROWS, DAY_ROWS])
+    const all = pages.flatMap((p) => p.rows)
+    expect(new Set(all.map((r) => r.request_id)).size).toBe(DAY_ROWS)
+    expect(all[0]).toMatchObject({ request_id: 'fx-last', time: `${DAY}T23:59:59.999Z`, status: 201, duration_ms: 1000, client_ip: null, demo: false })
+    const times = all.map((r) => Date.parse(r.time as string))
+    expect(times).toEqual([...times].sort((a, b) => b - a))
+    expect(pages[0].columns).toEqual(Object.keys(all[0]))
+  })
+
+  it('returns no rows but the count past the last page', async () => {
+    const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, offset: DAY_ROWS, limit: 500 })
+    expect(r.rows).toEqual([])
+    expect(r.count).toBe(DAY_ROWS)
+  })
+
+  it('defaults the limit to 100 and accepts 1 and 500', async () => {
+    expect((await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY })).rows).toHaveLength(100)
+    expect((await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, limit: 1 })).rows).toHaveLength(1)
+    expect((await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, limit: 500 })).rows).toHaveLength(DAY_ROWS)
+  })
+
+  it.each([
+    [{ limit: 0 }, 'limit'],
+    [{ limit: 501 }, 'limit'],
+    [{ limit: 1.5 }, 'limit'],
+    [{ limit: '10' }, 'limit'],
+    [{ offset: -1 }, 'offset'],
+    [{ offset: 0.5 }, 'offset'],
+    [{ dataset: 'pg_shadow' }, 'dataset'],
+    [{ dateFrom: '2026-01-11', dateTo: '2026-01-10' }, 'dateTo: must not be before dateFrom'],
+    [{ dateFrom: '2026-01-01', dateTo: '2026-02-01' }, 'longer than 31 days'],
+    [{ dateFrom: '2026-13-01' }, 'dateFrom'],
+    [{ dateTo: '10/01/2026' }, 'dateTo'],
+    [{ dateFrom: undefined }, 'dateFrom'],
+    [{ extra: 1 }, 'extra'],
+  ])('rejects %j', async (change, fragment) => {
+    const e = await appError(runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, ...change } as never))
+    expect(e.code).toBe('invalid_input')
+    expect(e.message).toContain(fragment)
+  })
+
+  it('accepts a range of exactly the maximum', async () => {
+    expect((await runQuery({ dataset: 'requests', dateFrom: '2026-01-01', dateTo: '2026-01-31' })).count).toBe(DAY_ROWS + 2)
+  })
+
+  it('includes the whole day for a bare dateTo and excludes a date-time dateTo', async () => {
+    const count = async (dateFrom: string, dateTo: string) => (await runQuery({ dataset: 'requests', dateFrom, dateTo })).count
+    expect(await count(DAY, DAY)).toBe(DAY_ROWS)
+    expect(await count(`${DAY}T00:00:00Z`, '2026-01-11T00:00:00Z')).toBe(DAY_ROWS)
+    expect(await count(`${DAY}T00:00:00Z`, '2026-01-11T00:00:00.001Z')).toBe(DAY_ROWS + 1)
+    expect(await count(`${DAY}T01:00:00+01:00`, `${DAY}T00:00:00Z`)).toBe(0) // offsets honoured: an empty range
+    expect(await count(`${DAY}T00:00:00`, `${DAY}T00:10:00`)).toBe(10) // no offset: UTC
+  })
+
+  it('applies the filter, and reports the exact statement and parameters', async () => {
+    const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'status = 500 -- only errors', limit: 10, offset: 5 })
+    expect(r.count).toBe(25)
+    expect(r.rows).toHaveLength(10)
+    expect(r.rows.every((row) => row.status === 500)).toBe(true)
+    expect(r.filter).toBe('status = 500')
+    expect(r.sql.text).toBe(
+      'SELECT "time", "request_id", "method", "route", "query", "status", "duration_ms", "client_ip", "country", "user_agent", "referrer", "api_key_present", "rate_limited", "mcp_tool", "demo" FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz AND (status = 500) ORDER BY "time" DESC, "id" DESC LIMIT $3 OFFSET $4',
+    )
+    expect(r.sql.params).toEqual([`${DAY}T00:00:00.000Z`, '2026-01-11T00:00:00.000Z', 10, 5])
+    expect(r.countSql.text).toBe('SELECT count(*) AS "count" FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz AND (status = 500)')
+    expect(r.range).toEqual({ from: `${DAY}T00:00:00.000Z`, to: '2026-01-11T00:00:00.000Z' })
+    expect(r.elapsedMs).toBeGreaterThanOrEqual(0)
+  })
+
+  it.each([
+    ['status = 404', 32],
+    ["method = 'POST' AND status = 200", MAIN.filter((m) => m.method === 'POST' && m.status === 200).length],
+    ["client_ip << '198.51.100.0/24'", 250],
+    ["route IN ('/api/r1', '/api/r2')", 42],
+    ['client_ip IS NULL', 1],
+    ["lower(route) LIKE '%edge'", 1],
+  ])('filter %s counts %i rows', async (filter, expected) => {
+    expect((await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter })).count).toBe(expected)
+  })
+
+  it.each([
+    ['nope = 1', 'unknown column "nope"'],
+    ["client_ip LIKE '198%'", 'The database rejected the filter'],
+    ["status = 'abc'", 'The database rejected the filter'],
+  ])('rejects the filter %s with a 400', async (filter, fragment) => {
+    const e = await appError(runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter }))
+    expect(e.code).toBe('invalid_input')
+    expect(e.message).toContain(fragment)
+  })
+})
+
+describe(`runDashboard (${driverName})`, () => {
+  it('returns every panel of the dataset, consistent with the rows', async () => {
+    const d = await runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY })
+    expect(d.panels.map((p) => p.id)).toEqual(['count_over_time', 'latency', 'by_status', 'top_route', 'top_client_ip', 'top_country', 'top_user_agent', 'top_mcp_tool'])
+    const byId = Object.fromEntries(d.panels.map((p) => [p.id, p]))
+    const series = byId.count_over_time
+    if (series.kind !== 'timeseries') throw new Error('count_over_time kind')
+    expect(series.bucketSeconds).toBe(900)
+    expect(series.buckets).toHaveLength(96)
+    expect(series.buckets[0]).toBe(`${DAY}T00:00:00.000Z`)
+    expect(series.series[0].values.reduce((a, b) => a + b, 0)).toBe(DAY_ROWS)
+    expect(series.series[0].values[0]).toBe(15) // minutes 0–14
+    const latency = byId.latency
+    if (latency.kind !== 'latency') throw new Error('latency kind')
+    const durations = [...MAIN.map((m) => m.durationMs), 1000].sort((a, b) => a - b)
+    const pct = (p: number) => {
+      const pos = p * (durations.length - 1)
+      const lo = Math.floor(pos)
+      return durations[lo] + (durations[Math.min(lo + 1, durations.length - 1)] - durations[lo]) * (pos - lo)
+    }
+    expect(latency).toMatchObject({ count: DAY_ROWS, p50Ms: Math.round(pct(0.5) * 100) / 100, p95Ms: Math.round(pct(0.95) * 100) / 100 })
+    expect(latency.errorRate).toBeCloseTo(25 / DAY_ROWS, 2)
+    expect(latency.clientErrorRate).toBeCloseTo(32 / DAY_ROWS, 2)
+    const status = byId.by_status
+    if (status.kind !== 'breakdown') throw new Error('by_status kind')
+    expect(status.sql.text).toBe('SELECT "status" AS "value", count(*) AS "count" FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $3')
+    expect(status.sql.params).toEqual([`${DAY}T00:00:00.000Z`, '2026-01-11T00:00:00.000Z', 20])
+    expect(status.rows).toEqual([
+      { value: 200, count: DAY_ROWS - 1 - 25 - 32 },
+      { value: 404, count: 32 },
+      { value: 500, count: 25 },
+      { value: 201, count: 1 },
+    ])
+    const routes = byId.top_route
+    if (routes.kind !== 'top') throw new Error('top_route kind')
+    expect(routes.rows).toHaveLength(10)
+    expect(routes.rows[0]).toEqual({ value: '/api/r0', count: 21 })
+    const countries = byId.top_country
+    expect(countries.kind === 'top' && countries.rows).toEqual([]) // no known values
+  })
+
+  it('applies the filter to every panel', async () => {
+    const d = await runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'status = 500' })
+    const latency = d.panels.find((p) => p.id === 'latency')
+    expect(latency).toMatchObject({ count: 25, errorRate: 1 })
+    expect(d.filter).toBe('status = 500')
+  })
+
+  it('buckets a 30-day range in 6-hour steps', async () => {
+    const d = await runDashboard({ dataset: 'requests', dateFrom: '2026-01-01', dateTo: '2026-01-30' })
+    const series = d.panels[0]
+    expect(series.kind === 'timeseries' && [series.bucketSeconds, series.buckets.length]).toEqual([21_600, 120])
+  })
+
+  it('rejects what runQuery rejects', async () => {
+    expect((await appError(runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'secret = 1' }))).message).toContain('unknown column "secret"')
+    expect((await appError(runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, limit: 10 } as never))).code).toBe('invalid_input')
+  })
+
+  it('runs the panels of every gateway dataset', async () => {
+    for (const dataset of ['dns', 'http', 'network', 'sessions'] as const) {
+      const d = await runDashboard({ dataset, dateFrom: DAY, dateTo: DAY })
+      expect(d.panels.length).toBeGreaterThan(3)
+    }
+  })
+})
+
+describe(`database defences (${driverName})`, () => {
+  it.each([
+    ['DELETE', sql`DELETE FROM request_log`],
+    ['INSERT', sql`INSERT INTO request_log (time, request_id, method, route, status, duration_ms) VALUES (now(), 'x', 'GET', '/', 200, 1)`],
+    ['UPDATE', sql`UPDATE request_log SET status = 0`],
+    ['CREATE', sql`CREATE TABLE pwned (x int)`],
+  ])('refuses %s inside the read-only transaction', async (_, statement) => {
+    const before = await snapshot()
+    const e = await appError(readOnly({}, (tx) => tx.execute(statement)))
+    expect(e.code).toBe('forbidden')
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('cannot read tables outside the datasets', async () => {
+    const e = await appError(readOnly({}, (tx) => tx.execute(sql`SELECT * FROM drizzle.__drizzle_migrations`)))
+    expect(e.code).toBe('forbidden')
+    expect(e.message).toContain('permission denied')
+  })
+
+  it('runs as query_ro', async () => {
+    const rows = await readOnly({}, async (tx) => (await tx.execute(sql`SELECT current_user AS u, current_setting('transaction_read_only') AS ro`)) as unknown as { rows: Array<{ u: string; ro: string }> })
+    expect(rows.rows[0]).toEqual({ u: 'query_ro', ro: 'on' })
+  })
+
+  it('cannot switch the transaction back to read-write', async () => {
+    await expect(readOnly({}, async (tx) => {
+      await tx.execute(sql`SELECT 1`)
+      await tx.execute(sql`SET TRANSACTION READ WRITE`)
+    })).rejects.toThrow()
+  })
+
+  // PGlite runs Postgres single-threaded in WASM without timer interrupts, so statement_timeout
+  // cannot fire there (README: "Query application: data"); the timeout is a Postgres guarantee.
+  if (driverName !== 'pglite') {
+    it('turns a statement timeout into a clear error', async () => {
+      const e = await appError(readOnly({ timeoutMs: 50 }, (tx) => tx.execute(sql`SELECT pg_sleep(2)`)))
+      expect(e.code).toBe('upstream_timeout')
+      expect(e.message).toContain('50 ms statement timeout (QUERY_STATEMENT_TIMEOUT_MS)')
+    })
+  }
+
+  it(`survives the injection corpus (${INJECTION_CORPUS.length} payloads) with the database unchanged`, async () => {
+    const before = await snapshot()
+    let refused = 0
+    for (const filter of INJECTION_CORPUS) {
+      for (const dataset of ['requests', 'dns'] as const) {
+        try {
+          await runQuery({ dataset, dateFrom: DAY, dateTo: DAY, filter, limit: 5 })
+        } catch (error) {
+          expect(error, filter).toBeInstanceOf(AppError)
+          expect((error as AppError).code, filter).toBe('invalid_input')
+          refused++
+        }
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(INJECTION_CORPUS.length)
+    expect(await snapshot()).toEqual(before)
+  }, 60_000)
+})
+
+describe(`ingest (${driverName})`, () => {
+  const line = (i: number, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      Datetime: i % 2 ? `${DAY}T12:00:0${i}Z` : Date.parse(`${DAY}T12:00:0${i}Z`) * 1e6,
+      ColoCode: 'CDG',
+      Email: `user${i}@example.com`,
+      QueryName: 'ingest.example.org',
+      QueryID: `q-${i}`,
+      QueryCategoryNames: ['Technology', 'Business'],
+      RCode: 0,
+      ResolvedIPs: ['192.0.2.1', '192.0.2.2'],
+      ResolverDecision: 'allowedOnNoPolicyMatch',
+      SrcIP: '2001:db8::1',
+      RedirectTargetURI: '',
+      ...extra,
+    })
+
+  it('loads a gzip batch, reports malformed lines, and ignores a re-delivery', async () => {
+    const batch = [line(1), line(2), line(3), '{not json', JSON.stringify({ QueryName: 'no-time.example' }), line(4, { RCode: 'x' }), ''].join('\n')
+    const first = await ingestBatch('dns', batch)
+    expect(first).toEqual({
+      dataset: 'dns',
+      lines: 6,
+      inserted: 3,
+      duplicates: 0,
+      malformed: 3,
+      errors: [
+        { line: 4, message: 'not valid JSON' },
+        { line: 5, message: 'Datetime: missing' },
+        { line: 6, message: 'RCode: expected integer, got "x"' },
+      ],
+    })
+    const again = await ingestBatch('dns', batch)
+    expect(again).toMatchObject({ inserted: 0, duplicates: 3, malformed: 3 })
+
+    const r = await runQuery({ dataset: 'dns', dateFrom: DAY, dateTo: DAY, filter: "query_name = 'ingest.example.org'" })
+    expect(r.count).toBe(3)
+    expect(r.rows.at(-1)).toMatchObject({
+      datetime: `${DAY}T12:00:01.000Z`,
+      query_category_names: 'Technology, Business',
+      resolved_ips: '192.0.2.1, 192.0.2.2',
+      rcode: 0,
+      src_ip: '2001:db8::1',
+      redirect_target_uri: null,
+      demo: false,
+    })
+    expect(r.rows[1].datetime).toBe(`${DAY}T12:00:02.000Z`) // unix nanoseconds
+    expect(gzipSync(batch).byteLength).toBeGreaterThan(0)
+  })
+
+  it('inserts nothing when the batch fails part-way', async () => {
+    const before = await snapshot()
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ Datetime: `${DAY}T13:00:00Z`, QueryID: `atomic-${i}` })).join('\n')
+    // The second 500-row chunk fails as a lost connection would.
+    let inserts = 0
+    const failing = new Proxy(database.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'transaction') return Reflect.get(target, prop, receiver)
+        return (fn: (tx: unknown) => Promise<unknown>) =>
+          target.transaction((tx) =>
+            fn(new Proxy(tx, { get: (t, p, r) => (p === 'insert' && ++inserts === 2 ? () => { throw new Error('connection lost') } : Reflect.get(t, p, r)) })),
+          )
+      },
+    })
+    await expect(ingestBatch('dns', lines, { db: failing })).rejects.toThrow('connection lost')
+    expect(inserts).toBe(2)
+    expect(await snapshot()).toEqual(before)
+    expect(await database.db.$count(gatewayDns, sql`query_id LIKE 'atomic-%'`)).toBe(0)
+  })
+})
+
+describe(`request log writer (${driverName})`, () => {
+  it('writes batches with truncated client addresses', async () => {
+    const writer = createRequestLogWriter({ db: async () => database.db, flushMs: 60_000 })
+    const entry = (id: string, clientIp: string) => ({
+      time: new Date(`${DAY}T20:00:00Z`),
+      requestId: id,
+      method: 'GET',
+      route: '/api/ipcheck',
+      query: 'ip=***',
+      status: 200,
+      durationMs: 3.5,
+      clientIp,
+      country: 'FR',
+      userAgent: 'curl/8',
+      referrer: null,
+      apiKeyPresent: true,
+      rateLimited: false,
+      mcpTool: null,
+    })
+    writer.record(entry('rlw-1', '203.0.113.77'))
+    writer.record(entry('rlw-2', '2001:db8:abcd:12::1'))
+    writer.record(entry('rlw-3', 'unknown'))
+    expect(writer.pending()).toBe(3)
+    await writer.stop()
+    expect(writer.pending()).toBe(0)
+    const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: "request_id LIKE 'rlw-%'" })
+    expect(Object.fromEntries(r.rows.map((row) => [row.request_id, row.client_ip]))).toEqual({ 'rlw-1': '203.0.113.0', 'rlw-2': '2001:db8:abcd::', 'rlw-3': null })
+    expect(r.rows[0]).toMatchObject({ query: 'ip=***', api_key_present: true, country: 'FR', duration_ms: 3.5 })
+  })
+})

@@ -1,0 +1,137 @@
+import { gzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import type { Db } from '@/lib/db/client'
+import { AppError } from '@/lib/http/errors'
+import { checkIngestSecret, decodeBatch, ingestDataset } from '@/lib/query/ingest'
+import { createRequestLogWriter, truncateIp } from '@/lib/query/request-log-writer'
+
+describe('truncateIp', () => {
+  it.each([
+    ['203.0.113.77', '203.0.113.0'],
+    ['10.1.2.3', '10.1.2.0'],
+    ['2001:db8:abcd:12:3456::1', '2001:db8:abcd::'],
+    ['::ffff:198.51.100.9', '198.51.100.0'],
+    ['::1', '::'],
+    ['unknown', null],
+    ['', null],
+    ['999.1.1.1', null],
+  ])('%s → %s', (ip, expected) => {
+    expect(truncateIp(ip)).toBe(expected)
+  })
+
+  it('keeps the full address when asked (LOG_FULL_IP)', () => {
+    expect(truncateIp('203.0.113.77', true)).toBe('203.0.113.77')
+    expect(truncateIp('2001:db8::1', true)).toBe('2001:db8::1')
+  })
+})
+
+describe('request log writer', () => {
+  const entry = (requestId: string) => ({
+    time: new Date(),
+    requestId,
+    method: 'GET',
+    route: '/api/health',
+    query: '',
+    status: 200,
+    durationMs: 1,
+    clientIp: '203.0.113.5',
+    country: null,
+    userAgent: null,
+    referrer: null,
+    apiKeyPresent: false,
+    rateLimited: false,
+    mcpTool: null,
+  })
+
+  /** A database stand-in that records inserted batches, failing while `down` is set. */
+  function fakeDb() {
+    const state = { down: false, batches: [] as Array<Array<{ requestId: string; clientIp: string | null }>> }
+    const db = { insert: () => ({ values: async (rows: never[]) => (state.down ? Promise.reject(new Error('ECONNREFUSED')) : void state.batches.push(rows)) }) } as unknown as Db
+    return { state, db }
+  }
+
+  it('records without writing, then writes one batch on flush', async () => {
+    const { state, db } = fakeDb()
+    const writer = createRequestLogWriter({ db: async () => db, flushMs: 60_000 })
+    writer.record(entry('a'))
+    writer.record(entry('b'))
+    expect(state.batches).toEqual([])
+    await writer.flush()
+    expect(state.batches.map((b) => b.map((r) => [r.requestId, r.clientIp]))).toEqual([[['a', '203.0.113.0'], ['b', '203.0.113.0']]])
+    await writer.stop()
+  })
+
+  it('flushes on its own within the interval', async () => {
+    const { state, db } = fakeDb()
+    const writer = createRequestLogWriter({ db: async () => db, flushMs: 20 })
+    writer.record(entry('timer'))
+    await expect.poll(() => state.batches.length, { timeout: 2000 }).toBe(1)
+    await writer.stop()
+  })
+
+  it('keeps entries while the database is down and writes them once it is back', async () => {
+    const { state, db } = fakeDb()
+    const writer = createRequestLogWriter({ db: async () => db, flushMs: 60_000, maxBuffered: 3 })
+    state.down = true
+    for (const id of ['1', '2', '3', '4']) writer.record(entry(id))
+    await writer.flush()
+    expect(writer.pending()).toBe(3) // the fourth was over the cap
+    state.down = false
+    await writer.stop()
+    expect(state.batches.flat().map((r) => r.requestId)).toEqual(['1', '2', '3'])
+    expect(writer.pending()).toBe(0)
+  })
+})
+
+describe('ingest request checks', () => {
+  const code = (fn: () => unknown) => {
+    try {
+      fn()
+    } catch (error) {
+      return (error as AppError).code
+    }
+    return 'ok'
+  }
+
+  it.each([
+    [undefined, {}, 'not_configured'],
+    ['s3cret', {}, 'unauthorized'],
+    ['s3cret', { 'x-logpush-secret': 'wrong' }, 'forbidden'],
+    ['s3cret', { 'x-logpush-secret': 's3cret' }, 'ok'],
+    ['s3cret', { authorization: 'Bearer s3cret' }, 'ok'],
+    ['s3cret', { authorization: 'Bearer s3cre' }, 'forbidden'],
+  ])('secret %s with %j → %s', (secret, headers, expected) => {
+    expect(code(() => checkIngestSecret(new Headers(headers as Record<string, string>), secret))).toBe(expected)
+  })
+
+  it('knows only the gateway datasets', () => {
+    expect(ingestDataset('dns')).toBe('dns')
+    expect(code(() => ingestDataset('requests'))).toBe('not_found')
+    expect(code(() => ingestDataset('__proto__'))).toBe('not_found')
+  })
+
+  it('decodes gzip by its magic bytes and plain text otherwise', () => {
+    const text = '{"a":1}\n{"a":2}\n'
+    expect(decodeBatch(new Uint8Array(gzipSync(text)))).toBe(text)
+    expect(decodeBatch(new TextEncoder().encode(text))).toBe(text)
+    expect(code(() => decodeBatch(new Uint8Array([0x1f, 0x8b, 1, 2, 3])))).toBe('invalid_input')
+  })
+})
+
+describe('ingest request body', () => {
+  it('refuses a streamed body over the cap without a content-length', async () => {
+    const { ingestRequest, MAX_COMPRESSED_BYTES } = await import('@/lib/query/ingest')
+    const chunk = new Uint8Array(1024 * 1024)
+    let sent = 0
+    // An endless body: the test completes only if reading stops at the cap.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const request = new Request('http://test/query/ingest/dns', { method: 'POST', body, headers: { 'x-logpush-secret': 's' }, duplex: 'half' } as RequestInit)
+    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toThrow(`Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+    expect(sent).toBeLessThanOrEqual(MAX_COMPRESSED_BYTES + 2 * chunk.byteLength) // stopped reading early
+  })
+})
