@@ -1,13 +1,17 @@
 import { pathPattern, type Operation } from '@/lib/http/operation'
+import { deviceosOperations } from '@/lib/deviceos/operations'
 import { directoryOperations } from '@/lib/directory/operations'
 import { generateOperations } from '@/lib/generate/operations'
 import { healthOperations } from '@/lib/health/operations'
+import { ipcheckOperations } from '@/lib/ipcheck/operations'
 
 // Every REST operation of the API, in document order. Add a domain's list here and its operations
 // appear in the OpenAPI document, the contract tests and (when internal) the key gate.
 export const operations: readonly Operation[] = [
   ...healthOperations,
   ...directoryOperations,
+  ...deviceosOperations,
+  ...ipcheckOperations,
   ...generateOperations,
 ] as Operation[]
 
