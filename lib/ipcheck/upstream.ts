@@ -4,7 +4,7 @@ import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
 import { cached, cachedMany } from '@/lib/upstream/cache'
 import { parseUpstreamJson, upstreamFetch, type UpstreamResponse } from '@/lib/upstream/http'
-import { createRateBudget, UpstreamRateLimited } from '@/lib/upstream/rate-budget'
+import { createRateBudget, UpstreamRateLimited, type RateBudget } from '@/lib/upstream/rate-budget'
 import { IpApiAnswer, type IpApiSuccess, type IpMetadata } from '@/lib/ipcheck/schemas'
 
 // ip-api.com adapter. The free endpoint is plain HTTP and limited per source address (45 single
@@ -18,9 +18,9 @@ const UPSTREAM = 'ip-api.com'
 export const IP_API_FIELDS =
   'status,message,query,country,countryCode,region,regionName,city,zip,lat,lon,timezone,offset,isp,org,as,reverse,mobile,proxy,hosting'
 
-const budgets = ((globalThis as unknown as Record<symbol, { single: ReturnType<typeof createRateBudget>; batch: ReturnType<typeof createRateBudget> }>)[
-  Symbol.for('utility-api.ip-api-budgets')
-] ??= {
+// One budget per endpoint (ip-api counts single and batch requests separately), kept across module
+// reloads of the same process.
+const budgets = ((globalThis as unknown as Record<symbol, { single: RateBudget; batch: RateBudget }>)[Symbol.for('utility-api.ip-api-budgets')] ??= {
   single: createRateBudget(UPSTREAM, { limit: 45, windowS: 60 }),
   batch: createRateBudget(`${UPSTREAM} batch`, { limit: 15, windowS: 60 }),
 })
@@ -46,7 +46,7 @@ const headerNumber = (res: UpstreamResponse, name: string) => {
 }
 
 /** Sends one budgeted request and applies ip-api's rate headers and refusals. */
-async function send(budget: typeof budgets.single, path: string, init: { method: 'GET' | 'POST'; body?: string }): Promise<UpstreamResponse> {
+async function send(budget: RateBudget, path: string, init: { method: 'GET' | 'POST'; body?: string }): Promise<UpstreamResponse> {
   const free = !ipApiEndpoint().key
   if (free) budget.take()
   const res = await upstreamFetch(UPSTREAM, url(path), {

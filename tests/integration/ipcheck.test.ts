@@ -172,7 +172,7 @@ describe('GET /api/ipcheck', () => {
     ['malformed JSON', '24.48.1.3', 502],
     ['oversize body', '24.48.1.4', 502],
     ['slow body', '24.48.1.5', 504],
-  ])('upstream %s → %i {status, message} within the time budget', async (_name, ip, status) => {
+  ])('upstream %s (%s) → %i {status, message} within the time budget', async (_name, ip, status) => {
     const r = await get(`?ip=${ip}`)
     expect(r.status).toBe(status)
     expect(r.body.status).toBe('error')
