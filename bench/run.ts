@@ -10,20 +10,23 @@ if (!existsSync(fileURLToPath(new URL('../.next/BUILD_ID', import.meta.url)))) {
   console.error('No production build: run `npm run build` first.')
   process.exit(1)
 }
-const wanted = process.argv.slice(2)
-const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()
-const rows: BenchRow[] = []
-for (const file of files) {
-  const scenario = (await import(`./scenarios/${file}`)).default as Scenario
-  if (wanted.length && !wanted.includes(scenario.name)) continue
-  console.log(`\n# ${scenario.name}`)
-  const got = await scenario.run()
-  rows.push(...got)
-  print(got)
+// package.json has no "type": "module", so tsx runs this file as CommonJS: no top-level await.
+async function main() {
+  const wanted = process.argv.slice(2)
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()
+  const rows: BenchRow[] = []
+  for (const file of files) {
+    const scenario = (await import(`./scenarios/${file}`)).default as Scenario
+    if (wanted.length && !wanted.includes(scenario.name)) continue
+    console.log(`\n# ${scenario.name}`)
+    const got = await scenario.run()
+    rows.push(...got)
+    print(got)
+  }
+  mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true })
+  writeFileSync(new URL('./results/latest.json', import.meta.url), JSON.stringify({ time: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n')
+  console.log('\nwrote bench/results/latest.json')
 }
-mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true })
-writeFileSync(new URL('./results/latest.json', import.meta.url), JSON.stringify({ time: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n')
-console.log('\nwrote bench/results/latest.json')
 
 function print(list: BenchRow[]) {
   const fmt = (n: number | undefined) => (n === undefined ? '' : n >= 100 ? n.toFixed(0) : n.toFixed(2))
@@ -38,3 +41,8 @@ function print(list: BenchRow[]) {
     })),
   )
 }
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
