@@ -46,8 +46,9 @@ export const DeviceOsVersion = z
     updateRequired: z.boolean().nullable().meta({ description: '`latestVersion` is higher than `currentOSVersion`; null when no current version was given' }),
     errorMessage: z.string().nullable().meta({ description: 'Null on success' }),
     support: Support,
-    build: z.string().meta({ description: 'Build of `latestVersion`', examples: ['23G83'] }),
-    latestPerMajor: z.array(OsRelease).meta({ description: 'Newest release of each major version this model can run, newest first' }),
+    // Beyond the spec: always sent, declared optional so the required set stays the spec's.
+    build: z.string().optional().meta({ description: 'Build of `latestVersion`', examples: ['23G83'] }),
+    latestPerMajor: z.array(OsRelease).optional().meta({ description: 'Newest release of each major version this model can run, newest first' }),
   })
   .meta({ id: 'DeviceOsVersion' })
 export type DeviceOsVersion = z.infer<typeof DeviceOsVersion>
