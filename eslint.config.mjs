@@ -1,6 +1,8 @@
 import next from 'eslint-config-next'
 
-export default [
+const config = [
   ...next,
-  { ignores: ['.next/**', 'node_modules/**', '.data/**', 'test-results/**', 'playwright-report/**', 'drizzle/meta/**', 'next-env.d.ts'] },
+  { ignores: ['.next/**', 'node_modules/**', '.data/**', 'test-results/**', 'playwright-report/**', '.test-results/**', 'drizzle/meta/**', 'next-env.d.ts'] },
 ]
+
+export default config

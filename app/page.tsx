@@ -1,3 +1,4 @@
+import Link from 'next/link'
 import pkg from '@/package.json'
 import { config } from '@/lib/config'
 import styles from './page.module.css'
@@ -26,7 +27,7 @@ export default function Home() {
       </p>
       <ul className={styles.links}>
         <li>
-          <a href="/api/docs">API reference</a>
+          <Link href="/api/docs">API reference</Link>
           <p>Interactive documentation of every operation.</p>
         </li>
         <li>
@@ -34,11 +35,11 @@ export default function Home() {
           <p>The machine-readable description (OpenAPI 3.1).</p>
         </li>
         <li>
-          <a href="/api/mcp">MCP endpoint</a> <code>POST /api/mcp</code>
+          <Link href="/api/mcp" prefetch={false}>MCP endpoint</Link> <code>POST /api/mcp</code>
           <p>Model Context Protocol tools over stateless streamable HTTP; read-only, no credentials.</p>
         </li>
         <li>
-          <a href="/query">Query application</a>
+          <Link href="/query" prefetch={false}>Query application</Link>
           <p>Internal: dataset queries and dashboards behind the access policy.</p>
         </li>
       </ul>

@@ -22,6 +22,8 @@ export interface LoadResult {
 }
 
 export async function load(url: string, opts: { connections?: number; durationS?: number; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+  // Warm up first so JIT compilation and connection set-up are not measured.
+  await autocannon({ url, connections: opts.connections ?? 10, duration: 1, headers: opts.headers })
   const r = await autocannon({ url, connections: opts.connections ?? 10, duration: opts.durationS ?? 5, headers: opts.headers })
   return { requestsPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx }
 }

@@ -10,7 +10,7 @@ if (!existsSync(fileURLToPath(new URL('../.next/BUILD_ID', import.meta.url)))) {
   console.error('No production build: run `npm run build` first.')
   process.exit(1)
 }
-// package.json has no "type": "module", so tsx runs this file as CommonJS: no top-level await.
+
 async function main() {
   const wanted = process.argv.slice(2)
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()

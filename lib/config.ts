@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_MAX: int(500, 1),
   RATE_LIMIT_WINDOW_S: int(30, 1),
   RATE_LIMIT_TIMEOUT_MS: int(200, 10, 10_000),
+  /** Turns the limiter off (benchmarks, or a deployment that limits upstream); logged loudly. */
+  RATE_LIMIT_DISABLED: bool(false),
   KV_REST_API_URL: optionalUrl,
   KV_REST_API_TOKEN: optionalString,
   UPSTASH_REDIS_REST_URL: optionalUrl,

@@ -4,11 +4,13 @@ import { directoryOperations } from '@/lib/directory/operations'
 import { generateOperations } from '@/lib/generate/operations'
 import { healthOperations } from '@/lib/health/operations'
 import { ipcheckOperations } from '@/lib/ipcheck/operations'
+import { pdsOperations } from '@/lib/pds/operations'
 
 // Every REST operation of the API, in document order. Add a domain's list here and its operations
 // appear in the OpenAPI document, the contract tests and (when internal) the key gate.
 export const operations: readonly Operation[] = [
   ...healthOperations,
+  ...pdsOperations,
   ...directoryOperations,
   ...deviceosOperations,
   ...ipcheckOperations,

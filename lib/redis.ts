@@ -1,4 +1,5 @@
 import 'server-only'
+import { createHash } from 'node:crypto'
 import { Redis as UpstashRedis, type Requester } from '@upstash/redis'
 import IORedis from 'ioredis'
 import { config, rateLimitStoreKind, type Config } from '@/lib/config'
@@ -11,16 +12,24 @@ import { config, rateLimitStoreKind, type Config } from '@/lib/config'
 // Redis rejects ("Unexpected flag in script shebang").
 const stripUpstashFlags = (script: unknown) =>
   typeof script === 'string' ? script.replace(/^#!lua flags=allow-key-locking\n/, '') : script
-
-function toArgs(command: unknown[]): [string, ...unknown[]] {
-  const [name, ...args] = command as [string, ...unknown[]]
-  const lower = name.toLowerCase()
-  if ((lower === 'eval' || lower === 'eval_ro') && args.length > 0) args[0] = stripUpstashFlags(args[0])
-  if (lower === 'script' && String(args[0]).toLowerCase() === 'load') args[1] = stripUpstashFlags(args[1])
-  return [name, ...args]
-}
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
 
 function ioredisRequester(native: IORedis): Requester {
+  // The SDK calls EVALSHA with the hash of the flagged script, which Redis never stored; remember
+  // which stripped script each hash stands for so later calls are one round trip, not three.
+  const strippedSha = new Map<string, string>()
+  const toArgs = (command: unknown[]): [string, ...unknown[]] => {
+    const [name, ...args] = command as [string, ...unknown[]]
+    const lower = name.toLowerCase()
+    if ((lower === 'eval' || lower === 'eval_ro') && typeof args[0] === 'string') {
+      const stripped = stripUpstashFlags(args[0]) as string
+      if (stripped !== args[0]) strippedSha.set(sha1(args[0]), sha1(stripped))
+      args[0] = stripped
+    }
+    if ((lower === 'evalsha' || lower === 'evalsha_ro') && strippedSha.has(String(args[0]))) args[0] = strippedSha.get(String(args[0]))
+    if (lower === 'script' && String(args[0]).toLowerCase() === 'load') args[1] = stripUpstashFlags(args[1])
+    return [name, ...args]
+  }
   const run = async (command: unknown[]) => {
     try {
       const [name, ...args] = toArgs(command)

@@ -13,6 +13,21 @@ async function startServices() {
     trustedIpHeader: config.TRUSTED_IP_HEADER ?? null,
   })
   getLimiter()
+
+  // Query application data: migrate (idempotent), then record requests. A database that is down
+  // at start does not stop the API; it is retried on first use and shows in /api/health.
+  const { describeTarget, getReadyDatabase } = await import('@/lib/db/client')
+  const { startRequestLog } = await import('@/lib/query/request-log-writer')
+  try {
+    const database = await getReadyDatabase()
+    log.info('database ready', { driver: database.driver, target: describeTarget(config) })
+  } catch (error) {
+    log.error('database unavailable at start-up; migrations will be retried on first use', {
+      target: describeTarget(config),
+      error: error instanceof Error ? error.message : String(error),
+    })
+  }
+  startRequestLog()
 }
 
 try {

@@ -1,6 +1,8 @@
 import 'server-only'
 import pkg from '@/package.json'
-import { getRedis } from '@/lib/redis'
+import { config } from '@/lib/config'
+import { getReadyDatabase } from '@/lib/db/client'
+import { getRedis, withTimeout } from '@/lib/redis'
 import type { HealthCheck, HealthResult } from '@/lib/health/schemas'
 
 const STARTED = Date.now()
@@ -31,8 +33,18 @@ const rateLimitStore: DependencyCheck = async () => {
   return ['rateLimitStore', check]
 }
 
+// The query application's database: required when DATABASE_URL is set; the built-in PGlite is not.
+const database: DependencyCheck = async () => {
+  const check = await timed(Boolean(config.DATABASE_URL), async () => {
+    const { driver, db } = await withTimeout(getReadyDatabase(), CHECK_TIMEOUT_MS)
+    await withTimeout(db.execute('SELECT 1'), CHECK_TIMEOUT_MS)
+    return `${driver} reachable, migrations applied`
+  })
+  return ['database', check]
+}
+
 /** Dependency checks; subsystems with a dependency (the database) add theirs here. */
-export const dependencyChecks: DependencyCheck[] = [rateLimitStore]
+export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database]
 
 export async function getHealth(): Promise<{ result: HealthResult; httpStatus: 200 | 503 }> {
   const entries = (await Promise.all(dependencyChecks.map((check) => check()))).filter((e) => e !== null)

@@ -43,7 +43,7 @@ export function recordRequest(entry: RequestLogEntry) {
 /** `?ip=1.2.3.4&ref=x` → `ip=***&ref=***`: parameter names kept, values never stored. */
 export function redactQuery(search: string): string {
   const params = new URLSearchParams(search)
-  return [...params.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&')
+  return [...new Set(params.keys())].map((k) => `${encodeURIComponent(k)}=***`).join('&')
 }
 
 /** Fields of a log entry that come straight from the request. */

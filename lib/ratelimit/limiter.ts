@@ -71,11 +71,25 @@ function createStoreLimiter(max: number, windowS: number, timeoutMs: number): Li
   }
 }
 
+function createDisabledLimiter(max: number, windowS: number): Limiter {
+  const windowMs = windowS * 1000
+  return {
+    kind: 'memory',
+    async limit() {
+      return { success: true, limit: max, remaining: max, reset: (Math.floor(Date.now() / windowMs) + 1) * windowMs, failedOpen: false }
+    },
+  }
+}
+
 export function getLimiter(): Limiter {
   const slot = globalThis as unknown as Record<symbol, Limiter | undefined>
   const key = Symbol.for('utility-api.limiter')
   if (!slot[key]) {
     const { RATE_LIMIT_MAX: max, RATE_LIMIT_WINDOW_S: windowS, RATE_LIMIT_TIMEOUT_MS: timeoutMs } = config
+    if (config.RATE_LIMIT_DISABLED) {
+      logOnce('limiter', 'warn', 'rate limiting is DISABLED (RATE_LIMIT_DISABLED=true)')
+      return (slot[key] = createDisabledLimiter(max, windowS))
+    }
     slot[key] = createStoreLimiter(max, windowS, timeoutMs) ?? createMemoryLimiter(max, windowS)
     const kind = slot[key]!.kind
     if (kind === 'memory')

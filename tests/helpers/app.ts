@@ -37,8 +37,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
   }
-  const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as NodeJS.ProcessEnv
-  const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
+  const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (d) => (output += d))
   child.stderr!.on('data', (d) => (output += d))
@@ -47,7 +47,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   for (;;) {
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`)
     try {
-      const res = await fetch(`${url}/api/health`, { headers: { 'x-forwarded-for': '127.0.0.254' } })
+      // Probe a page outside /api so readiness checks never use up a client's rate-limit quota.
+      const res = await fetch(`${url}/`)
       await res.body?.cancel()
       break
     } catch {

@@ -1,0 +1,10 @@
+import { defineConfig } from 'drizzle-kit'
+
+// drizzle-kit (generate, migrate, studio). The application applies the same migrations itself at
+// start-up (lib/db/migrate.ts); `npm run db:migrate` does it on demand with the configured driver.
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './drizzle/schema.ts',
+  out: './drizzle',
+  ...(process.env.DATABASE_URL ? { dbCredentials: { url: process.env.DATABASE_URL } } : { driver: 'pglite', dbCredentials: { url: process.env.PGLITE_DIR ?? '.data/pglite' } }),
+})

@@ -1,0 +1,161 @@
+import 'server-only'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Pool as NeonPool, neonConfig } from '@neondatabase/serverless'
+import { drizzle as drizzleNeon } from 'drizzle-orm/neon-serverless'
+import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import pg from 'pg'
+import ws from 'ws'
+import { config } from '@/lib/config'
+import * as schema from '@/drizzle/schema'
+
+// One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
+// (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
+// PGlite (Postgres in WASM) in PGLITE_DIR. Application code stays on the query builder and
+// `execute()`, whose results carry `.rows` with every one of these drivers.
+
+export type Driver = 'neon-serverless' | 'node-postgres' | 'pglite'
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
+
+export interface Database {
+  driver: Driver
+  db: Db
+  /** Applies pending migrations from ./drizzle (idempotent; serialised across processes on Postgres). */
+  migrate(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface DatabaseSettings {
+  DATABASE_URL?: string
+  PGLITE_DIR: string
+}
+
+export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle')
+// Any constant shared by every instance: pg_advisory_lock serialises concurrent migrators.
+const MIGRATION_LOCK = 72_173_911
+
+export function driverFor(url: string | undefined): Driver {
+  if (!url) return 'pglite'
+  let host: string
+  try {
+    host = new URL(url).hostname
+  } catch {
+    throw new Error('DATABASE_URL is not a valid URL (expected postgres://user:pass@host/db)')
+  }
+  return host === 'neon.tech' || host.endsWith('.neon.tech') ? 'neon-serverless' : 'node-postgres'
+}
+
+/** A safe description of where the data lives, for logs and health (never the password). */
+export function describeTarget(s: DatabaseSettings): string {
+  if (!s.DATABASE_URL) return `PGlite at ${s.PGLITE_DIR}`
+  const u = new URL(s.DATABASE_URL)
+  return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`
+}
+
+export async function createDatabase(s: DatabaseSettings): Promise<Database> {
+  const driver = driverFor(s.DATABASE_URL)
+  if (driver === 'pglite') {
+    if (!s.PGLITE_DIR.startsWith('memory://')) mkdirSync(s.PGLITE_DIR, { recursive: true })
+    const client = await PGlite.create(s.PGLITE_DIR)
+    const db = drizzlePglite({ client, schema })
+    return {
+      driver,
+      db: db as unknown as Db,
+      // One process owns a PGlite directory, so there is nothing to serialise with.
+      migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      close: () => client.close(),
+    }
+  }
+  if (driver === 'neon-serverless') {
+    neonConfig.webSocketConstructor = ws // Node 20 has no global WebSocket
+    const pool = new NeonPool({ connectionString: s.DATABASE_URL, max: 10 })
+    pool.on('error', () => {}) // a dropped idle connection surfaces on the next query instead
+    const db = drizzleNeon({ client: pool, schema })
+    return {
+      driver,
+      db: db as unknown as Db,
+      migrate: async () => {
+        const client = await pool.connect()
+        try {
+          await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+          await migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER })
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
+          client.release()
+        }
+      },
+      close: () => pool.end(),
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: s.DATABASE_URL,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    // A session left inside a transaction (a crashed request) must not hold locks for long.
+    idle_in_transaction_session_timeout: 30_000,
+  })
+  pool.on('error', () => {})
+  const db = drizzlePg({ client: pool, schema })
+  return {
+    driver,
+    db: db as unknown as Db,
+    migrate: async () => {
+      const client = await pool.connect()
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+        await migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER })
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
+        client.release()
+      }
+    },
+    close: () => pool.end(),
+  }
+}
+
+const SLOT = Symbol.for('utility-api.database')
+type Slot = Record<symbol, Promise<Database> | undefined>
+
+/**
+ * The process-wide database, created on first use from config. The proxy and the route handlers
+ * are separate bundles, so the handle lives on globalThis (one pool, one PGlite instance).
+ */
+export function getDatabase(): Promise<Database> {
+  const slot = globalThis as unknown as Slot
+  if (!slot[SLOT]) {
+    slot[SLOT] = createDatabase(config)
+    slot[SLOT].catch(() => (slot[SLOT] = undefined)) // a failed start may be retried later
+  }
+  return slot[SLOT]
+}
+
+const READY = Symbol.for('utility-api.database-ready')
+
+/**
+ * The process-wide database with its migrations applied. Start-up calls this eagerly; the query
+ * functions call it too, so a database that was down at start is migrated once it answers.
+ */
+export function getReadyDatabase(): Promise<Database> {
+  const slot = globalThis as unknown as Slot
+  if (!slot[READY]) {
+    slot[READY] = getDatabase().then(async (database) => {
+      await database.migrate()
+      return database
+    })
+    slot[READY].catch(() => (slot[READY] = undefined))
+  }
+  return slot[READY]
+}
+
+/** For tests and scripts: use this (already migrated) database as the process-wide one. */
+export function setDatabase(database: Database | undefined) {
+  const slot = globalThis as unknown as Slot
+  slot[SLOT] = database ? Promise.resolve(database) : undefined
+  slot[READY] = slot[SLOT]
+}

@@ -1,0 +1,337 @@
+// The datasets of the query application: what each table holds, the columns users may see and
+// filter on, quick filters (in our filter dialect: a Postgres WHERE fragment) and dashboard panels.
+// Pure data, no database imports: the operations registry and the pages read it too.
+//
+// Column names are snake_case. Gateway columns name the Logpush field they are loaded from
+// (`source`); list-valued Logpush fields (category names, resolved IPs…) are stored as one text
+// value joined with ", ", so LIKE/ILIKE filters work on them.
+
+export const COLUMN_TYPES = ['timestamp', 'text', 'integer', 'bigint', 'number', 'boolean', 'inet'] as const
+export type ColumnType = (typeof COLUMN_TYPES)[number]
+
+export interface ColumnDef {
+  name: string
+  type: ColumnType
+  description: string
+  /** Logpush field name (gateway datasets). */
+  source?: string
+}
+
+export interface QuickFilter {
+  label: string
+  filter: string
+}
+
+export type SeriesDef = { key: string; label: string; aggregate: 'count' } | { key: string; label: string; aggregate: 'sum'; column: string }
+
+export type PanelDef =
+  | { id: string; kind: 'timeseries'; title: string; series: SeriesDef[] }
+  | { id: string; kind: 'breakdown'; title: string; column: string }
+  | { id: string; kind: 'top'; title: string; column: string; limit: number }
+  | { id: string; kind: 'latency'; title: string; column: string; errorStatusColumn: string }
+
+export interface DatasetDef {
+  id: DatasetId
+  label: string
+  description: string
+  table: string
+  timeColumn: string
+  columns: ColumnDef[]
+  quickFilters: QuickFilter[]
+  panels: PanelDef[]
+}
+
+export const DATASET_IDS = ['requests', 'dns', 'http', 'network', 'sessions'] as const
+export type DatasetId = (typeof DATASET_IDS)[number]
+
+const c = (name: string, type: ColumnType, description: string, source?: string): ColumnDef =>
+  source ? { name, type, description, source } : { name, type, description }
+
+const demo = c('demo', 'boolean', 'True for generated demonstration rows (npm run db:seed).')
+const countOverTime: PanelDef = { id: 'count_over_time', kind: 'timeseries', title: 'Rows over time', series: [{ key: 'rows', label: 'Rows', aggregate: 'count' }] }
+const top = (column: string, title: string): PanelDef => ({ id: `top_${column}`, kind: 'top', title, column, limit: 10 })
+const breakdown = (column: string, title: string): PanelDef => ({ id: `by_${column}`, kind: 'breakdown', title, column })
+
+const requests: DatasetDef = {
+  id: 'requests',
+  label: 'API requests',
+  description: 'The API’s own request log: one row per /api request and MCP tool call, written asynchronously in batches. Client addresses are truncated to /24 (IPv4) or /48 (IPv6) unless LOG_FULL_IP is set; query-string values are redacted.',
+  table: 'request_log',
+  timeColumn: 'time',
+  columns: [
+    c('time', 'timestamp', 'When the request arrived (UTC).'),
+    c('request_id', 'text', 'Request id (X-Request-Id).'),
+    c('method', 'text', 'HTTP method.'),
+    c('route', 'text', 'Route template, e.g. /api/directory/convertid/{id}; the raw path when no route matched.'),
+    c('query', 'text', 'Query string with values redacted (ip=***).'),
+    c('status', 'integer', 'HTTP status of the response.'),
+    c('duration_ms', 'number', 'Time to produce the response, in milliseconds.'),
+    c('client_ip', 'inet', 'Client address, truncated to its /24 or /48 network unless LOG_FULL_IP is set. Filter with e.g. client_ip << \'203.0.113.0/24\'.'),
+    c('country', 'text', 'Two-letter country code from the edge header, when present.'),
+    c('user_agent', 'text', 'User-Agent header.'),
+    c('referrer', 'text', 'Referer header or the ref query parameter.'),
+    c('api_key_present', 'boolean', 'Whether an API key header was sent (the key is never stored).'),
+    c('rate_limited', 'boolean', 'Whether the request was refused by the rate limit.'),
+    c('mcp_tool', 'text', 'MCP tool name, for tool calls.'),
+    demo,
+  ],
+  quickFilters: [
+    { label: 'Server errors', filter: 'status >= 500' },
+    { label: 'Client errors', filter: 'status BETWEEN 400 AND 499' },
+    { label: 'Rate limited', filter: 'rate_limited = true' },
+    { label: 'Slow (> 1 s)', filter: 'duration_ms > 1000' },
+    { label: 'With API key', filter: 'api_key_present = true' },
+    { label: 'MCP tool calls', filter: 'mcp_tool IS NOT NULL' },
+    { label: 'Not found', filter: 'status = 404' },
+  ],
+  panels: [
+    countOverTime,
+    { id: 'latency', kind: 'latency', title: 'Duration and error rate', column: 'duration_ms', errorStatusColumn: 'status' },
+    breakdown('status', 'Responses by status'),
+    top('route', 'Top routes'),
+    top('client_ip', 'Top client networks'),
+    top('country', 'Top countries'),
+    top('user_agent', 'Top user agents'),
+    top('mcp_tool', 'Top MCP tools'),
+  ],
+}
+
+const dns: DatasetDef = {
+  id: 'dns',
+  label: 'Gateway DNS',
+  description: 'Zero Trust gateway DNS logs: one row per DNS query resolved by the gateway, with the policy decision. Loaded by Logpush (dataset gateway_dns).',
+  table: 'gateway_dns',
+  timeColumn: 'datetime',
+  columns: [
+    c('datetime', 'timestamp', 'When the query was received (UTC).', 'Datetime'),
+    c('colo_code', 'text', 'Data centre that resolved the query (IATA code).', 'ColoCode'),
+    c('device_name', 'text', 'Name of the device that sent the query.', 'DeviceName'),
+    c('email', 'text', 'Email of the signed-in user.', 'Email'),
+    c('location', 'text', 'Gateway location name.', 'Location'),
+    c('policy_id', 'text', 'Id of the matched policy.', 'PolicyID'),
+    c('policy_name', 'text', 'Name of the matched policy.', 'PolicyName'),
+    c('protocol', 'text', 'Transport of the query (udp, tcp, https, tls).', 'Protocol'),
+    c('query_application_names', 'text', 'Applications the queried name belongs to, comma-separated.', 'QueryApplicationNames'),
+    c('query_category_names', 'text', 'Content categories of the queried name, comma-separated.', 'QueryCategoryNames'),
+    c('query_id', 'text', 'Unique id of the query.', 'QueryID'),
+    c('query_name', 'text', 'Queried domain name.', 'QueryName'),
+    c('query_type_name', 'text', 'Record type (A, AAAA, HTTPS…).', 'QueryTypeName'),
+    c('rcode', 'integer', 'DNS response code (0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN).', 'RCode'),
+    c('redirect_target_uri', 'text', 'Block page or redirect target, when the policy redirected.', 'RedirectTargetURI'),
+    c('resolved_ips', 'text', 'Addresses in the answer, comma-separated.', 'ResolvedIPs'),
+    c('resolver_decision', 'text', 'Gateway decision (allowedOnNoPolicyMatch, blockedByCategory, overrideForSafeSearch…).', 'ResolverDecision'),
+    c('response_time_ms', 'integer', 'Resolution time in milliseconds.', 'ResponseTimeMS'),
+    c('src_ip', 'inet', 'Source address of the query.', 'SrcIP'),
+    c('user_id', 'text', 'Id of the signed-in user.', 'UserID'),
+    demo,
+  ],
+  quickFilters: [
+    { label: 'Blocked', filter: "resolver_decision LIKE 'blocked%'" },
+    { label: 'Allowed', filter: "resolver_decision LIKE 'allowed%'" },
+    { label: 'No policy matched', filter: "resolver_decision = 'allowedOnNoPolicyMatch'" },
+    { label: 'Redirected', filter: 'redirect_target_uri IS NOT NULL' },
+    { label: 'No user', filter: 'user_id IS NULL' },
+    { label: 'NXDOMAIN', filter: 'rcode = 3' },
+  ],
+  panels: [
+    countOverTime,
+    breakdown('resolver_decision', 'Decisions'),
+    top('query_name', 'Top domains'),
+    top('query_category_names', 'Top categories'),
+    top('query_application_names', 'Top applications'),
+    top('device_name', 'Top devices'),
+    top('email', 'Top users'),
+    top('policy_name', 'Top policies'),
+    top('location', 'Top locations'),
+    top('colo_code', 'Traffic by data centre'),
+    breakdown('query_type_name', 'Record types'),
+    breakdown('protocol', 'Protocols'),
+  ],
+}
+
+const http: DatasetDef = {
+  id: 'http',
+  label: 'Gateway HTTP',
+  description: 'Zero Trust gateway HTTP logs: one row per HTTP request inspected by the gateway proxy, with the policy action. Loaded by Logpush (dataset gateway_http).',
+  table: 'gateway_http',
+  timeColumn: 'datetime',
+  columns: [
+    c('datetime', 'timestamp', 'When the request was received (UTC).', 'Datetime'),
+    c('action', 'text', 'Gateway action (allow, block, isolate, bypass…).', 'Action'),
+    c('application_names', 'text', 'Applications of the destination, comma-separated.', 'ApplicationNames'),
+    c('category_names', 'text', 'Content categories of the destination, comma-separated.', 'CategoryNames'),
+    c('destination_ip', 'inet', 'Destination address.', 'DestinationIP'),
+    c('destination_port', 'integer', 'Destination port.', 'DestinationPort'),
+    c('device_name', 'text', 'Name of the device.', 'DeviceName'),
+    c('email', 'text', 'Email of the signed-in user.', 'Email'),
+    c('http_host', 'text', 'Host header.', 'HTTPHost'),
+    c('http_method', 'text', 'HTTP method.', 'HTTPMethod'),
+    c('http_status_code', 'integer', 'Status returned to the client.', 'HTTPStatusCode'),
+    c('http_version', 'text', 'HTTP version (HTTP/1.1, HTTP/2, HTTP/3).', 'HTTPVersion'),
+    c('policy_id', 'text', 'Id of the matched policy.', 'PolicyID'),
+    c('policy_name', 'text', 'Name of the matched policy.', 'PolicyName'),
+    c('redirect_target_uri', 'text', 'Block page or redirect target.', 'RedirectTargetURI'),
+    c('referer', 'text', 'Referer header.', 'Referer'),
+    c('request_id', 'text', 'Unique id of the request.', 'RequestID'),
+    c('session_id', 'text', 'Id of the network session carrying the request.', 'SessionID'),
+    c('source_internal_ip', 'inet', 'Address of the device inside its network.', 'SourceInternalIP'),
+    c('source_ip', 'inet', 'Public source address.', 'SourceIP'),
+    c('source_port', 'integer', 'Source port.', 'SourcePort'),
+    c('url', 'text', 'Full URL.', 'URL'),
+    c('user_agent', 'text', 'User-Agent header.', 'UserAgent'),
+    c('user_id', 'text', 'Id of the signed-in user.', 'UserID'),
+    c('virtual_network_name', 'text', 'Virtual network of the device.', 'VirtualNetworkName'),
+    demo,
+  ],
+  quickFilters: [
+    { label: 'Blocked', filter: "action = 'block'" },
+    { label: 'Allowed', filter: "action = 'allow'" },
+    { label: 'Bypassed', filter: "action = 'bypass'" },
+    { label: 'Port 80', filter: 'destination_port = 80' },
+    { label: 'Port 443', filter: 'destination_port = 443' },
+    { label: 'Not the global policy', filter: "policy_name IS DISTINCT FROM 'Global Policy'" },
+  ],
+  panels: [
+    countOverTime,
+    breakdown('action', 'Actions'),
+    top('http_host', 'Top hosts'),
+    top('category_names', 'Top categories'),
+    top('application_names', 'Top applications'),
+    top('device_name', 'Top devices'),
+    top('email', 'Top users'),
+    top('policy_name', 'Top policies'),
+    breakdown('http_method', 'HTTP methods'),
+    breakdown('http_version', 'HTTP versions'),
+    breakdown('http_status_code', 'Status codes'),
+  ],
+}
+
+const network: DatasetDef = {
+  id: 'network',
+  label: 'Gateway network',
+  description: 'Zero Trust gateway network logs: one row per L4 connection evaluated by network policies. Loaded by Logpush (dataset gateway_network).',
+  table: 'gateway_network',
+  timeColumn: 'datetime',
+  columns: [
+    c('datetime', 'timestamp', 'When the connection was evaluated (UTC).', 'Datetime'),
+    c('action', 'text', 'Gateway action (allow, block, audit_ssh…).', 'Action'),
+    c('application_names', 'text', 'Applications of the destination, comma-separated.', 'ApplicationNames'),
+    c('category_names', 'text', 'Content categories of the destination, comma-separated.', 'CategoryNames'),
+    c('destination_ip', 'inet', 'Destination address.', 'DestinationIP'),
+    c('destination_port', 'integer', 'Destination port.', 'DestinationPort'),
+    c('detected_protocol', 'text', 'Protocol detected by inspection (tls, http, ssh…).', 'DetectedProtocol'),
+    c('device_name', 'text', 'Name of the device.', 'DeviceName'),
+    c('email', 'text', 'Email of the signed-in user.', 'Email'),
+    c('policy_id', 'text', 'Id of the matched policy.', 'PolicyID'),
+    c('policy_name', 'text', 'Name of the matched policy.', 'PolicyName'),
+    c('session_id', 'text', 'Id of the network session.', 'SessionID'),
+    c('sni', 'text', 'TLS server name indication.', 'SNI'),
+    c('source_internal_ip', 'inet', 'Address of the device inside its network.', 'SourceInternalIP'),
+    c('source_ip', 'inet', 'Public source address.', 'SourceIP'),
+    c('source_port', 'integer', 'Source port.', 'SourcePort'),
+    c('transport', 'text', 'Transport protocol (tcp, udp, icmp).', 'Transport'),
+    c('virtual_network_name', 'text', 'Virtual network of the device.', 'VirtualNetworkName'),
+    demo,
+  ],
+  quickFilters: [
+    { label: 'Blocked', filter: "action = 'block'" },
+    { label: 'Allowed', filter: "action = 'allow'" },
+    { label: 'TCP', filter: "transport = 'tcp'" },
+    { label: 'UDP', filter: "transport = 'udp'" },
+  ],
+  panels: [
+    countOverTime,
+    breakdown('action', 'Actions'),
+    top('sni', 'Top server names'),
+    top('destination_ip', 'Top destinations'),
+    top('destination_port', 'Top destination ports'),
+    top('application_names', 'Top applications'),
+    top('device_name', 'Top devices'),
+    top('email', 'Top users'),
+    top('policy_name', 'Top policies'),
+    breakdown('transport', 'Transports'),
+    breakdown('detected_protocol', 'Detected protocols'),
+  ],
+}
+
+const sessions: DatasetDef = {
+  id: 'sessions',
+  label: 'Gateway sessions',
+  description: 'Zero Trust gateway session logs: one row per proxied network session, with volumes, TLS details and routing. Loaded by Logpush (dataset zero_trust_network_sessions). The time column is the session start.',
+  table: 'gateway_sessions',
+  timeColumn: 'session_start_time',
+  columns: [
+    c('session_start_time', 'timestamp', 'When the session started (UTC).', 'SessionStartTime'),
+    c('session_end_time', 'timestamp', 'When the session ended (UTC).', 'SessionEndTime'),
+    c('email', 'text', 'Email of the signed-in user.', 'Email'),
+    c('device_name', 'text', 'Name of the device.', 'DeviceName'),
+    c('user_id', 'text', 'Id of the signed-in user.', 'UserID'),
+    c('device_id', 'text', 'Id of the device.', 'DeviceID'),
+    c('registration_id', 'text', 'Id of the device registration.', 'RegistrationID'),
+    c('session_id', 'text', 'Id of the session.', 'SessionID'),
+    c('source_ip', 'inet', 'Public source address.', 'SourceIP'),
+    c('source_internal_ip', 'inet', 'Address of the device inside its network.', 'SourceInternalIP'),
+    c('source_port', 'integer', 'Source port.', 'SourcePort'),
+    c('origin_ip', 'inet', 'Address of the origin server.', 'OriginIP'),
+    c('origin_port', 'integer', 'Port of the origin server.', 'OriginPort'),
+    c('initial_origin_ip', 'inet', 'Origin address the client first asked for.', 'InitialOriginIP'),
+    c('resolved_fqdn', 'text', 'Name the origin address was resolved from.', 'ResolvedFQDN'),
+    c('sni', 'text', 'TLS server name indication.', 'SNI'),
+    c('protocol', 'text', 'Transport protocol (tcp, udp).', 'Protocol'),
+    c('detected_protocol', 'text', 'Protocol detected by inspection.', 'DetectedProtocol'),
+    c('bytes_sent', 'bigint', 'Bytes sent by the client.', 'BytesSent'),
+    c('bytes_received', 'bigint', 'Bytes received by the client.', 'BytesReceived'),
+    c('connection_reuse', 'boolean', 'Whether an origin connection was reused.', 'ConnectionReuse'),
+    c('connection_close_reason', 'text', 'Why the connection closed.', 'ConnectionCloseReason'),
+    c('client_tls_version', 'text', 'TLS version between client and gateway.', 'ClientTLSVersion'),
+    c('client_tls_cipher', 'text', 'Cipher between client and gateway.', 'ClientTLSCipher'),
+    c('client_tls_handshake_duration_ms', 'integer', 'Client TLS handshake time, ms.', 'ClientTLSHandshakeDurationMs'),
+    c('client_tcp_handshake_duration_ms', 'integer', 'Client TCP handshake time, ms.', 'ClientTCPHandshakeDurationMs'),
+    c('origin_tls_version', 'text', 'TLS version between gateway and origin.', 'OriginTLSVersion'),
+    c('origin_tls_cipher', 'text', 'Cipher between gateway and origin.', 'OriginTLSCipher'),
+    c('origin_tls_handshake_duration_ms', 'integer', 'Origin TLS handshake time, ms.', 'OriginTLSHandshakeDurationMs'),
+    c('origin_tls_certificate_issuer', 'text', 'Issuer of the origin certificate.', 'OriginTLSCertificateIssuer'),
+    c('origin_tls_certificate_validation_result', 'text', 'Result of validating the origin certificate.', 'OriginTLSCertificateValidationResult'),
+    c('egress_colo_name', 'text', 'Data centre the session left from.', 'EgressColoName'),
+    c('ingress_colo_name', 'text', 'Data centre the session entered.', 'IngressColoName'),
+    c('egress_ip', 'inet', 'Egress address used towards the origin.', 'EgressIP'),
+    c('egress_port', 'integer', 'Egress port.', 'EgressPort'),
+    c('off_ramp', 'text', 'How the session left the network (internet, tunnel…).', 'OffRamp'),
+    c('destination_tunnel_id', 'text', 'Tunnel the session was routed to.', 'DestinationTunnelID'),
+    c('virtual_network_id', 'text', 'Virtual network id.', 'VirtualNetworkID'),
+    c('rule_evaluation_duration_ms', 'integer', 'Time spent evaluating policies, ms.', 'RuleEvaluationDurationMs'),
+    demo,
+  ],
+  quickFilters: [
+    { label: 'TCP', filter: "protocol = 'tcp'" },
+    { label: 'UDP', filter: "protocol = 'udp'" },
+    { label: 'TLS 1.3', filter: "client_tls_version = 'TLSv1.3'" },
+    { label: 'TLS 1.2', filter: "client_tls_version = 'TLSv1.2'" },
+    { label: 'Reused connections', filter: 'connection_reuse = true' },
+  ],
+  panels: [
+    countOverTime,
+    {
+      id: 'bytes_over_time',
+      kind: 'timeseries',
+      title: 'Bytes up and down over time',
+      series: [
+        { key: 'bytes_sent', label: 'Bytes sent', aggregate: 'sum', column: 'bytes_sent' },
+        { key: 'bytes_received', label: 'Bytes received', aggregate: 'sum', column: 'bytes_received' },
+      ],
+    },
+    breakdown('protocol', 'Protocols'),
+    top('sni', 'Top server names'),
+    top('device_name', 'Top devices'),
+    top('email', 'Top users'),
+    top('egress_colo_name', 'Traffic by data centre'),
+    breakdown('client_tls_version', 'Client TLS versions'),
+    breakdown('connection_close_reason', 'Close reasons'),
+  ],
+}
+
+export const DATASETS: Readonly<Record<DatasetId, DatasetDef>> = { requests, dns, http, network, sessions }
+
+export function getDataset(id: DatasetId): DatasetDef {
+  return DATASETS[id]
+}

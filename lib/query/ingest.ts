@@ -1,0 +1,182 @@
+import 'server-only'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { gunzipSync } from 'node:zlib'
+import { getTableColumns } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
+import ipaddr from 'ipaddr.js'
+import { config } from '@/lib/config'
+import { getReadyDatabase, type Db } from '@/lib/db/client'
+import { gatewayDns, gatewayHttp, gatewayNetwork, gatewaySessions } from '@/drizzle/schema'
+import { AppError } from '@/lib/http/errors'
+import { DATASETS, type ColumnDef, type DatasetDef } from '@/lib/query/datasets'
+
+// POST /query/ingest/{dataset}: Logpush's HTTP destination. A batch is gzip'd NDJSON, one log
+// record per line with Logpush's field names. Every line is checked; malformed lines are counted
+// and reported, the rest are inserted in ONE transaction (never half a batch). Each row carries the
+// SHA-256 of its line (unique), so re-delivering a batch — Logpush retries until it gets a 2xx —
+// inserts nothing twice.
+
+export const LOGPUSH_SECRET_HEADER = 'x-logpush-secret'
+export const MAX_COMPRESSED_BYTES = 32 * 1024 * 1024
+export const MAX_BATCH_BYTES = 256 * 1024 * 1024
+const MAX_REPORTED_ERRORS = 20
+const INSERT_CHUNK = 500 // ≤ 45 columns × 500 rows, under Postgres's 65,535 parameters
+
+export const INGEST_TABLES = { dns: gatewayDns, http: gatewayHttp, network: gatewayNetwork, sessions: gatewaySessions } as const
+export type IngestDataset = keyof typeof INGEST_TABLES
+
+export interface IngestResult {
+  dataset: IngestDataset
+  /** Non-empty lines in the batch. */
+  lines: number
+  inserted: number
+  /** Valid lines already stored (a re-delivered batch, or a line repeated within the batch). */
+  duplicates: number
+  malformed: number
+  /** The first malformed lines (1-based line numbers) and why. */
+  errors: Array<{ line: number; message: string }>
+}
+
+/** The shared secret: `X-Logpush-Secret: <secret>` or `Authorization: Bearer <secret>`. */
+export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECRET): void {
+  if (!secret) throw new AppError('not_configured', 'Ingest is disabled: LOGPUSH_SECRET is not set.')
+  const bearer = headers.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1]
+  const given = headers.get(LOGPUSH_SECRET_HEADER) ?? bearer
+  if (!given) throw new AppError('unauthorized', `Missing ${LOGPUSH_SECRET_HEADER} header.`)
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  if (!timingSafeEqual(digest(given), digest(secret))) throw new AppError('forbidden', `Wrong ${LOGPUSH_SECRET_HEADER}.`)
+}
+
+export function ingestDataset(id: string): IngestDataset {
+  if (!(id in INGEST_TABLES)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
+  return id as IngestDataset
+}
+
+/** Body bytes → NDJSON text; gzip is recognised by its magic bytes, whatever the headers say. */
+export function decodeBatch(body: Uint8Array): string {
+  if (body.byteLength > MAX_COMPRESSED_BYTES) throw new AppError('invalid_input', `Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+  if (body[0] === 0x1f && body[1] === 0x8b) {
+    try {
+      return gunzipSync(body, { maxOutputLength: MAX_BATCH_BYTES }).toString('utf8')
+    } catch (error) {
+      throw new AppError('invalid_input', `Batch is not valid gzip: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  return Buffer.from(body).toString('utf8')
+}
+
+type Value = string | number | boolean | Date | null
+
+/** One Logpush field → our column value; throws a message naming the field. */
+function convert(col: ColumnDef, raw: unknown): Value {
+  const field = col.source ?? col.name
+  if (raw === null || raw === undefined || raw === '') return null
+  const bad = (): never => {
+    throw new Error(`${field}: expected ${col.type}, got ${JSON.stringify(raw).slice(0, 60)}`)
+  }
+  switch (col.type) {
+    case 'timestamp': {
+      let d: Date
+      if (typeof raw === 'number') {
+        // Logpush timestamp formats: unix seconds, unix milliseconds or unix nanoseconds
+        const ms = raw > 1e17 ? raw / 1e6 : raw > 1e11 ? raw : raw * 1000
+        d = new Date(ms)
+      } else if (typeof raw === 'string') d = new Date(raw)
+      else return bad()
+      return Number.isNaN(d.getTime()) ? bad() : d
+    }
+    case 'integer':
+    case 'bigint': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN
+      if (!Number.isSafeInteger(n)) return bad()
+      if (col.type === 'integer' && Math.abs(n) > 2_147_483_647) return bad()
+      return n
+    }
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN
+      return Number.isFinite(n) ? n : bad()
+    }
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw
+      if (raw === 'true' || raw === 'false') return raw === 'true'
+      return bad()
+    case 'inet':
+      return typeof raw === 'string' && ipaddr.isValid(raw) ? ipaddr.parse(raw).toString() : bad()
+    case 'text':
+      if (Array.isArray(raw)) return raw.length ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : null
+      if (typeof raw === 'object') return JSON.stringify(raw)
+      return String(raw)
+  }
+}
+
+interface ParsedBatch {
+  rows: Record<string, Value>[]
+  lines: number
+  errors: Array<{ line: number; message: string }>
+}
+
+/** NDJSON → rows keyed by the table's property names; malformed lines are collected, not thrown. */
+export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): ParsedBatch {
+  const props = new Map(Object.entries(getTableColumns(table)).map(([prop, column]) => [column.name, prop]))
+  const columns = dataset.columns.filter((c) => c.source)
+  const rows: Record<string, Value>[] = []
+  const errors: ParsedBatch['errors'] = []
+  let lines = 0
+  text.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.trim()
+    if (!line) return
+    lines++
+    try {
+      let record: unknown
+      try {
+        record = JSON.parse(line)
+      } catch {
+        throw new Error('not valid JSON')
+      }
+      if (!record || typeof record !== 'object' || Array.isArray(record)) throw new Error('not a JSON object')
+      const fields = record as Record<string, unknown>
+      const time = dataset.columns.find((c) => c.name === dataset.timeColumn)!
+      if (fields[time.source!] === undefined || fields[time.source!] === null || fields[time.source!] === '') throw new Error(`${time.source}: missing`)
+      const row: Record<string, Value> = { rowHash: createHash('sha256').update(line).digest('hex') }
+      for (const col of columns) row[props.get(col.name)!] = convert(col, fields[col.source!])
+      rows.push(row)
+    } catch (error) {
+      errors.push({ line: i + 1, message: error instanceof Error ? error.message : String(error) })
+    }
+  })
+  return { rows, lines, errors }
+}
+
+export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: Db } = {}): Promise<IngestResult> {
+  const table = INGEST_TABLES[id]
+  const parsed = parseBatch(DATASETS[id], table, text)
+  const db = opts.db ?? (await getReadyDatabase()).db
+  let inserted = 0
+  if (parsed.rows.length > 0) {
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) {
+        const chunk = parsed.rows.slice(i, i + INSERT_CHUNK)
+        const done = await tx.insert(table).values(chunk as never).onConflictDoNothing({ target: table.rowHash }).returning({ id: table.id })
+        inserted += done.length
+      }
+    })
+  }
+  return {
+    dataset: id,
+    lines: parsed.lines,
+    inserted,
+    duplicates: parsed.rows.length - inserted,
+    malformed: parsed.errors.length,
+    errors: parsed.errors.slice(0, MAX_REPORTED_ERRORS),
+  }
+}
+
+/** The whole request: secret, dataset, body → result. */
+export async function ingestRequest(datasetParam: string, request: Request, opts: { db?: Db; secret?: string } = {}): Promise<IngestResult> {
+  checkIngestSecret(request.headers, opts.secret ?? config.LOGPUSH_SECRET)
+  const id = ingestDataset(datasetParam)
+  const length = Number(request.headers.get('content-length') ?? 0)
+  if (length > MAX_COMPRESSED_BYTES) throw new AppError('invalid_input', `Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+  const text = decodeBatch(new Uint8Array(await request.arrayBuffer()))
+  return ingestBatch(id, text, opts)
+}

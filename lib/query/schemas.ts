@@ -1,0 +1,153 @@
+import { z } from 'zod'
+import { config } from '@/lib/config'
+import { COLUMN_TYPES, DATASET_IDS } from '@/lib/query/datasets'
+import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
+
+// Inputs and outputs of the query application's data functions (lib/query/service.ts). The
+// /query/api routes validate with these and publish them in OpenAPI.
+
+const DAY_MS = 86_400_000
+const ISO_DATE = z.iso.date()
+const ISO_DATE_TIME = z.iso.datetime({ offset: true, local: true })
+
+const DateInput = z
+  .string()
+  .refine((v) => ISO_DATE.safeParse(v).success || ISO_DATE_TIME.safeParse(v).success, 'must be an ISO 8601 date (2026-11-21) or date-time (2026-11-21T13:00:00Z)')
+
+/**
+ * The time range a request covers: [from, to). A date-time `dateTo` is exclusive; a bare date
+ * `dateTo` means the end of that day, so dateFrom=dateTo=2026-11-21 is that whole (UTC) day.
+ * Date-times without an offset are read as UTC.
+ */
+export function resolveRange(dateFrom: string, dateTo: string): { from: Date; to: Date } {
+  const instant = (v: string) => new Date(ISO_DATE.safeParse(v).success || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`)
+  const from = instant(dateFrom)
+  const to = ISO_DATE.safeParse(dateTo).success ? new Date(instant(dateTo).getTime() + DAY_MS) : instant(dateTo)
+  return { from, to }
+}
+
+const rangeFields = {
+  dataset: z.enum(DATASET_IDS).meta({ description: 'Dataset to query (see GET /api/datasets).' }),
+  dateFrom: DateInput.meta({ description: 'Start of the range, inclusive. ISO 8601 date or date-time; no offset means UTC.', examples: ['2026-11-21', '2026-11-21T13:00:00Z'] }),
+  dateTo: DateInput.meta({ description: 'End of the range: a date-time is exclusive; a bare date includes that whole day (UTC).', examples: ['2026-11-21', '2026-11-21T14:00:00Z'] }),
+  filter: z
+    .string()
+    .max(MAX_FILTER_LENGTH)
+    .optional()
+    .meta({ description: 'SQL WHERE fragment over the dataset’s columns, ANDed with the range. Allowed: columns, literals, comparisons, LIKE/ILIKE, IN lists, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts to basic types and a few pure functions.', examples: ["status >= 500 AND route LIKE '/api/dns%'"] }),
+}
+
+function checkRange(v: { dateFrom: string; dateTo: string }, ctx: z.RefinementCtx) {
+  const { from, to } = resolveRange(v.dateFrom, v.dateTo)
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return // reported by the field checks
+  if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' })
+  const max = config.QUERY_MAX_RANGE_DAYS
+  if (to.getTime() - from.getTime() > max * DAY_MS)
+    ctx.addIssue({ code: 'custom', path: ['dateTo'], message: `range is longer than ${max} days (QUERY_MAX_RANGE_DAYS)` })
+}
+
+export const QueryRequest = z
+  .object({
+    ...rangeFields,
+    limit: z.number().int().min(1).max(500).default(100).meta({ description: 'Rows per page, 1 to 500 (out of range is rejected, not clamped).' }),
+    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).meta({ description: 'Rows to skip (paging).' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'QueryRequest', description: 'A page of rows from one dataset over a time range, optionally filtered.' })
+export type QueryRequest = z.input<typeof QueryRequest>
+
+export const DashboardRequest = z
+  .object(rangeFields)
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'DashboardRequest', description: 'The dashboard panels of one dataset over a time range, optionally filtered.' })
+export type DashboardRequest = z.input<typeof DashboardRequest>
+
+const Statement = z
+  .object({
+    text: z.string().meta({ description: 'The SQL text, as sent to the database.' }),
+    params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).meta({ description: 'Values bound to $1, $2…' }),
+  })
+  .meta({ id: 'QueryStatement', description: 'A statement exactly as it ran, with its parameters.' })
+
+const Value = z.union([z.string(), z.number(), z.boolean(), z.null()])
+
+export const QueryResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    columns: z.array(z.string()).meta({ description: 'Column names, in row order.' }),
+    rows: z.array(z.record(z.string(), Value)).meta({ description: 'The page of rows, newest first. Timestamps are ISO 8601 UTC strings.' }),
+    count: z.number().int().meta({ description: 'Rows matching the range and filter in total (not only this page).' }),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    range: z.object({ from: z.string(), to: z.string() }).meta({ description: 'The resolved range [from, to).' }),
+    filter: z.string().nullable().meta({ description: 'The filter as run: regenerated from the checked parse tree.' }),
+    elapsedMs: z.number().meta({ description: 'Time spent in the database, ms.' }),
+    sql: Statement.meta({ description: 'The statement that returned the rows.' }),
+    countSql: Statement.meta({ description: 'The statement that counted the matching rows.' }),
+  })
+  .meta({ id: 'QueryResult' })
+export type QueryResult = z.infer<typeof QueryResult>
+
+const TimeseriesPanel = z.object({
+  id: z.string(),
+  kind: z.literal('timeseries'),
+  title: z.string(),
+  bucketSeconds: z.number().int(),
+  buckets: z.array(z.string()).meta({ description: 'Bucket start times (ISO 8601), every bucket of the range including empty ones.' }),
+  series: z.array(z.object({ key: z.string(), label: z.string(), values: z.array(z.number()) })),
+})
+const CountsPanel = z.object({
+  id: z.string(),
+  kind: z.enum(['breakdown', 'top']),
+  title: z.string(),
+  column: z.string(),
+  rows: z.array(z.object({ value: Value, count: z.number().int() })),
+})
+const LatencyPanel = z.object({
+  id: z.string(),
+  kind: z.literal('latency'),
+  title: z.string(),
+  count: z.number().int(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+  errorRate: z.number().nullable().meta({ description: 'Share of responses with status ≥ 500 (0 to 1).' }),
+  clientErrorRate: z.number().nullable().meta({ description: 'Share of responses with status 400–499 (0 to 1).' }),
+})
+export const DashboardPanel = z.discriminatedUnion('kind', [TimeseriesPanel, CountsPanel, LatencyPanel]).meta({ id: 'DashboardPanel' })
+export type DashboardPanel = z.infer<typeof DashboardPanel>
+
+export const DashboardResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    range: z.object({ from: z.string(), to: z.string() }),
+    filter: z.string().nullable(),
+    panels: z.array(DashboardPanel),
+    elapsedMs: z.number().meta({ description: 'Wall time for all panels (they run concurrently), ms.' }),
+  })
+  .meta({ id: 'DashboardResult' })
+export type DashboardResult = z.infer<typeof DashboardResult>
+
+const PanelDefinition = z.object({ id: z.string(), kind: z.enum(['timeseries', 'breakdown', 'top', 'latency']), title: z.string() }).loose()
+
+export const DatasetInfo = z
+  .object({
+    id: z.enum(DATASET_IDS),
+    label: z.string(),
+    description: z.string(),
+    timeColumn: z.string(),
+    columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional() })),
+    quickFilters: z.array(z.object({ label: z.string(), filter: z.string() })),
+    panels: z.array(PanelDefinition),
+  })
+  .meta({ id: 'DatasetInfo' })
+
+export const DatasetList = z
+  .object({
+    datasets: z.array(DatasetInfo),
+    maxRangeDays: z.number().int().meta({ description: 'Longest date range a request may cover (QUERY_MAX_RANGE_DAYS).' }),
+    limits: z.object({ minLimit: z.number().int(), maxLimit: z.number().int(), defaultLimit: z.number().int(), statementTimeoutMs: z.number().int() }),
+  })
+  .meta({ id: 'DatasetList' })
+export type DatasetList = z.infer<typeof DatasetList>

@@ -1,0 +1,128 @@
+import { sql, type SQL } from 'drizzle-orm'
+import type { Db } from '@/lib/db/client'
+import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/query/datasets'
+
+// Demonstration data for every dataset (`npm run db:seed`), generated inside the database with
+// generate_series so a million rows take seconds, not a million round trips. Every row is marked
+// demo = true; reseeding replaces earlier demo rows and never touches real ones. Values are drawn
+// from small skewed vocabularies so the dashboards show realistic top-10s and a long tail.
+
+const CHUNK = 100_000
+
+const lit = (v: string | number | null) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`)
+/** One element of `values` per row; skew > 1 favours the first ones. `r` is a random() column. */
+const pick = (values: Array<string | number | null>, r: string, skew = 1.6) =>
+  `(ARRAY[${values.map(lit).join(',')}])[1 + floor(power(${r}, ${skew}) * ${values.length})::int]`
+
+const USERS = ['ana@example.com', 'ben@example.com', 'chloe@example.com', 'dev@example.com', 'eli@example.com', 'fatima@example.com', 'gus@example.com', 'hana@example.com', 'ivan@example.com', 'jo@example.com', 'kim@example.com', 'lea@example.com']
+const userField = (field: 'email' | 'user_id' | 'device', u: string) => {
+  const values = USERS.map((e, i) => (field === 'email' ? e : field === 'user_id' ? `0c2d${String(i).padStart(4, '0')}-7a1e-4b8c-9f00-${String(1e11 + i * 7919)}` : `${e.split('@')[0]}-${i % 3 === 0 ? 'macbook' : i % 3 === 1 ? 'thinkpad' : 'pixel'}`))
+  return `(ARRAY[${values.map(lit).join(',')}])[1 + ${u}]`
+}
+const DOMAINS = ['www.google.com', 'api.github.com', 'outlook.office365.com', 'slack.com', 'zoom.us', 'www.youtube.com', 'login.microsoftonline.com', 'cdn.jsdelivr.net', 'registry.npmjs.org', 'www.reddit.com', 'docs.example.com', 'tracker.adnetwork.test', 'malware.bad.test', 'files.dropbox.com', 'www.wikipedia.org']
+const CATEGORIES = ['Technology', 'Business', 'Productivity', 'Social Networks', 'Streaming Video', 'Advertisements', 'Malware', 'Education', 'News']
+const APPS = ['Google Workspace', 'GitHub', 'Microsoft 365', 'Slack', 'Zoom', 'YouTube', null, 'Dropbox']
+const COLOS = ['CDG', 'AMS', 'FRA', 'LHR', 'IAD', 'SFO', 'NRT', 'GRU']
+const LOCATIONS = ['HQ Paris', 'Remote', 'Branch Lyon', 'Branch Berlin']
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'NL', 'JP', 'BR', 'IN', 'CA', 'AU', null]
+
+const since = (days: number, r: string) => `now() - ${r} * interval '${days} days'`
+
+/** Per dataset: an INSERT … SELECT over generate_series(1, n) of the demo rows. */
+function insertSql(id: DatasetId, n: number, days: number): SQL {
+  const rows = `(SELECT g, random() AS r0, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, floor(power(random(), 1.4) * ${USERS.length})::int AS u FROM generate_series(1, ${n}) AS g) s`
+  switch (id) {
+    case 'requests': {
+      const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
+      const tools = ['check_api_health', 'check_domain_health', 'list_platform_domains', 'list_policies', 'get_posting_heatmap']
+      const status = `CASE WHEN r1 < 0.02 THEN 429 WHEN r1 < 0.05 THEN 404 WHEN r1 < 0.09 THEN 400 WHEN r1 < 0.097 THEN 500 WHEN r1 < 0.1 THEN 502 WHEN r1 < 0.13 THEN 304 ELSE 200 END`
+      return sql.raw(`INSERT INTO request_log (time, request_id, method, route, query, status, duration_ms, client_ip, country, user_agent, referrer, api_key_present, rate_limited, mcp_tool, demo)
+SELECT ${since(days, 'r0')}, gen_random_uuid()::text, ${pick(['GET', 'GET', 'GET', 'POST', 'OPTIONS'], 'r2', 1)}, route, CASE WHEN r3 < 0.4 THEN 'domain=***' ELSE '' END,
+  ${status}, round((exp(1 + r4 * 3.2) * CASE WHEN r5 < 0.01 THEN 40 ELSE 1 END)::numeric, 2)::float8,
+  ('198.51.' || floor(power(r5, 2) * 60)::int || '.0')::inet, ${pick(COUNTRIES, 'r3')},
+  ${pick(['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15', 'curl/8.7.1', 'python-requests/2.32.3', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0 Safari/537.36', 'node', 'Go-http-client/2.0'], 'r4')},
+  CASE WHEN r5 > 0.9 THEN ${pick(['https://example.com/', 'https://news.ycombinator.com/', 'docs'], 'r2')} END,
+  r2 < 0.1, ${status} = 429, CASE WHEN route = '/api/mcp' THEN ${pick(tools, 'r3')} END, true
+FROM (SELECT *, ${pick(routes, 'r1', 2.2)} AS route FROM ${rows}) t`)
+    }
+    case 'dns': {
+      const decision = pick(['allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedByQueryName', 'blockedByCategory', 'blockedByQueryName', 'overrideForSafeSearch', 'blockedAlwaysCategory'], 'r1', 1.3)
+      return sql.raw(`INSERT INTO gateway_dns (datetime, colo_code, device_name, email, location, policy_id, policy_name, protocol, query_application_names, query_category_names, query_id, query_name, query_type_name, rcode, redirect_target_uri, resolved_ips, resolver_decision, response_time_ms, src_ip, user_id, demo)
+SELECT ${since(days, 'r0')}, ${pick(COLOS, 'r2')}, ${userField('device', 'u')}, CASE WHEN r5 < 0.1 THEN NULL ELSE ${userField('email', 'u')} END, ${pick(LOCATIONS, 'r3')},
+  CASE WHEN d LIKE 'allowedOnNoPolicyMatch' THEN NULL ELSE 'a7f1c0de-' || length(d) END,
+  CASE WHEN d LIKE 'blocked%' THEN 'Block security risks' WHEN d = 'overrideForSafeSearch' THEN 'Safe search' WHEN d = 'allowedByQueryName' THEN 'Allow corporate domains' END,
+  ${pick(['https', 'udp', 'tls', 'tcp'], 'r4')}, ${pick(APPS, 'r2')}, ${pick(CATEGORIES, 'r3')}, gen_random_uuid()::text, qn,
+  ${pick(['A', 'AAAA', 'HTTPS', 'CNAME', 'TXT', 'MX'], 'r4')}, CASE WHEN r5 > 0.95 THEN 3 WHEN r5 > 0.94 THEN 2 ELSE 0 END,
+  CASE WHEN d LIKE 'blocked%' THEN 'https://blocked.example.com/?domain=' || qn END,
+  CASE WHEN d NOT LIKE 'blocked%' AND r5 <= 0.94 THEN '104.16.' || floor(r2 * 255)::int || '.' || floor(r3 * 255)::int END,
+  d, 1 + floor(power(r4, 3) * 120)::int, ('192.0.2.' || (1 + floor(r1 * 40)::int))::inet, CASE WHEN r5 < 0.1 THEN NULL ELSE ${userField('user_id', 'u')} END, true
+FROM (SELECT *, ${decision} AS d, ${pick(DOMAINS, 'r2', 1.8)} AS qn FROM ${rows}) t`)
+    }
+    case 'http': {
+      const action = pick(['allow', 'allow', 'allow', 'allow', 'allow', 'block', 'bypass', 'isolate'], 'r1', 1.2)
+      return sql.raw(`INSERT INTO gateway_http (datetime, action, application_names, category_names, destination_ip, destination_port, device_name, email, http_host, http_method, http_status_code, http_version, policy_id, policy_name, redirect_target_uri, referer, request_id, session_id, source_internal_ip, source_ip, source_port, url, user_agent, user_id, virtual_network_name, demo)
+SELECT ${since(days, 'r0')}, a, ${pick(APPS, 'r2')}, ${pick(CATEGORIES, 'r3')}, ('104.18.' || floor(r2 * 64)::int || '.' || floor(r4 * 255)::int)::inet, CASE WHEN r5 < 0.07 THEN 80 ELSE 443 END,
+  ${userField('device', 'u')}, ${userField('email', 'u')}, h, ${pick(['GET', 'GET', 'POST', 'PUT', 'HEAD'], 'r3', 1)},
+  CASE WHEN a = 'block' THEN 403 WHEN r4 < 0.03 THEN 404 WHEN r4 < 0.04 THEN 502 ELSE 200 END, ${pick(['HTTP/2', 'HTTP/1.1', 'HTTP/3'], 'r5')},
+  CASE WHEN a = 'allow' AND r3 < 0.7 THEN NULL ELSE 'b4d0c0de-' || length(a) END,
+  CASE WHEN a = 'allow' AND r3 < 0.7 THEN 'Global Policy' WHEN a = 'block' THEN 'Block malware and ads' WHEN a = 'bypass' THEN 'Do not inspect banking' WHEN a = 'isolate' THEN 'Isolate unknown sites' ELSE 'Allow corporate apps' END,
+  CASE WHEN a = 'block' THEN 'https://blocked.example.com/' END, CASE WHEN r2 > 0.7 THEN 'https://' || h || '/' END,
+  md5(g::text || r0::text), md5(u::text || floor(r0 * 5000)::text), ('10.0.' || u || '.' || (10 + u))::inet, ('192.0.2.' || (1 + floor(r1 * 40)::int))::inet, 1024 + floor(r4 * 60000)::int,
+  'https://' || h || ${pick(['/', '/api/v1/items', '/login', '/assets/app.js', '/search?q=***'], 'r4')},
+  ${pick(['Mozilla/5.0 (Macintosh) Safari/605.1.15', 'Mozilla/5.0 (Windows NT 10.0) Chrome/131.0', 'Slack/4.41', 'Zoom/6.2'], 'r2')},
+  ${userField('user_id', 'u')}, ${pick(['default', 'office-vnet', null], 'r3')}, true
+FROM (SELECT *, ${action} AS a, ${pick(DOMAINS, 'r2', 1.8)} AS h FROM ${rows}) t`)
+    }
+    case 'network': {
+      return sql.raw(`INSERT INTO gateway_network (datetime, action, application_names, category_names, destination_ip, destination_port, detected_protocol, device_name, email, policy_id, policy_name, session_id, sni, source_internal_ip, source_ip, source_port, transport, virtual_network_name, demo)
+SELECT ${since(days, 'r0')}, ${pick(['allow', 'allow', 'allow', 'allow', 'block', 'audit_ssh'], 'r1', 1.2)}, ${pick(APPS, 'r2')}, ${pick(CATEGORIES, 'r3')},
+  ('172.64.' || floor(power(r2, 2) * 40)::int || '.' || floor(r4 * 255)::int)::inet, ${pick([443, 443, 80, 53, 22, 3389, 8443], 'r3', 1.5)},
+  ${pick(['tls', 'http', 'dns', 'ssh', null], 'r4')}, ${userField('device', 'u')}, ${userField('email', 'u')},
+  CASE WHEN r1 < 0.7 THEN NULL ELSE 'c0ffee00-' || floor(r1 * 4)::int END, CASE WHEN r1 < 0.7 THEN NULL ELSE ${pick(['Block RDP', 'Allow SSH for admins', 'Block high-risk ports'], 'r5', 1)} END,
+  md5(u::text || floor(r0 * 5000)::text), ${pick(DOMAINS, 'r2', 1.8)}, ('10.0.' || u || '.' || (10 + u))::inet, ('192.0.2.' || (1 + floor(r1 * 40)::int))::inet, 1024 + floor(r4 * 60000)::int,
+  ${pick(['tcp', 'tcp', 'tcp', 'udp', 'icmp'], 'r5', 1)}, ${pick(['default', 'office-vnet', null], 'r3')}, true
+FROM ${rows}`)
+    }
+    case 'sessions': {
+      return sql.raw(`INSERT INTO gateway_sessions (session_start_time, session_end_time, email, device_name, user_id, device_id, registration_id, session_id, source_ip, source_internal_ip, source_port, origin_ip, origin_port, initial_origin_ip, resolved_fqdn, sni, protocol, detected_protocol, bytes_sent, bytes_received, connection_reuse, connection_close_reason, client_tls_version, client_tls_cipher, client_tls_handshake_duration_ms, client_tcp_handshake_duration_ms, origin_tls_version, origin_tls_cipher, origin_tls_handshake_duration_ms, origin_tls_certificate_issuer, origin_tls_certificate_validation_result, egress_colo_name, ingress_colo_name, egress_ip, egress_port, off_ramp, destination_tunnel_id, virtual_network_id, rule_evaluation_duration_ms, demo)
+SELECT st, st + (power(r1, 3) * interval '2 hours'), ${userField('email', 'u')}, ${userField('device', 'u')}, ${userField('user_id', 'u')}, md5('device' || u), md5('reg' || u), md5(g::text || r0::text),
+  ('192.0.2.' || (1 + floor(r1 * 40)::int))::inet, ('10.0.' || u || '.' || (10 + u))::inet, 1024 + floor(r4 * 60000)::int,
+  ('104.18.' || floor(r2 * 64)::int || '.' || floor(r4 * 255)::int)::inet, CASE WHEN r3 < 0.9 THEN 443 ELSE 80 END, ('104.18.' || floor(r2 * 64)::int || '.' || floor(r4 * 255)::int)::inet,
+  fq, fq, p, CASE WHEN p = 'udp' THEN 'quic' ELSE ${pick(['tls', 'http'], 'r4', 1)} END,
+  floor(exp(6 + r2 * 10))::bigint, floor(exp(7 + r3 * 12))::bigint, r5 < 0.3, ${pick(['CLIENT_CLOSED', 'ORIGIN_CLOSED', 'IDLE_TIMEOUT', 'ORIGIN_UNREACHABLE'], 'r4')},
+  ${pick(['TLSv1.3', 'TLSv1.3', 'TLSv1.2', null], 'r2', 1)}, ${pick(['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'ECDHE-RSA-AES128-GCM-SHA256'], 'r3')},
+  5 + floor(r4 * 60)::int, 1 + floor(r5 * 40)::int, ${pick(['TLSv1.3', 'TLSv1.2'], 'r2', 1.5)}, ${pick(['TLS_AES_128_GCM_SHA256', 'TLS_CHACHA20_POLY1305_SHA256'], 'r3')},
+  5 + floor(r1 * 80)::int, ${pick(["Let's Encrypt", 'Google Trust Services', 'DigiCert Inc'], 'r5')}, CASE WHEN r5 < 0.98 THEN 'VALID' ELSE 'EXPIRED' END,
+  ${pick(COLOS, 'r2')}, ${pick(COLOS, 'r3')}, ('203.0.113.' || (1 + floor(r4 * 8)::int))::inet, 1024 + floor(r5 * 60000)::int,
+  ${pick(['INTERNET', 'INTERNET', 'TUNNEL'], 'r1', 1)}, CASE WHEN r1 > 0.8 THEN 'tunnel-' || floor(r2 * 3)::int END, ${pick(['default', 'office-vnet', null], 'r3')}, floor(r4 * 3)::int, true
+FROM (SELECT *, ${since(days, 'r0')} AS st, ${pick(DOMAINS, 'r2', 1.8)} AS fq, ${pick(['tcp', 'tcp', 'tcp', 'udp'], 'r1', 1)} AS p FROM ${rows}) t`)
+    }
+  }
+}
+
+export interface SeedOptions {
+  rows: number
+  datasets?: DatasetId[]
+  days?: number
+  /** Keep earlier demo rows instead of replacing them. */
+  append?: boolean
+  onProgress?: (dataset: DatasetId, done: number) => void
+}
+
+export async function seed(db: Db, opts: SeedOptions): Promise<Record<string, number>> {
+  const days = opts.days ?? 30
+  const out: Record<string, number> = {}
+  for (const id of opts.datasets ?? DATASET_IDS) {
+    const table = sql.identifier(DATASETS[id].table)
+    if (!opts.append) await db.execute(sql`DELETE FROM ${table} WHERE demo`)
+    for (let done = 0; done < opts.rows; ) {
+      const n = Math.min(CHUNK, opts.rows - done)
+      await db.execute(insertSql(id, n, days))
+      done += n
+      opts.onProgress?.(id, done)
+    }
+    await db.execute(sql`ANALYZE ${table}`)
+    out[id] = opts.rows
+  }
+  return out
+}
