@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../helpers/app'
 import { fixture, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream'
@@ -157,5 +158,30 @@ describe('feed failures', () => {
     gdmfMode = 'ok'
     expect((await get(app, 'iPhone15,2')).status).toBe(200)
     expect((await fetch(`${app.url}/api/health`)).status).toBe(200)
+  })
+})
+
+// Redis database 7 is reserved for this suite.
+describe('with a Redis store', () => {
+  const REDIS_URL = 'redis://127.0.0.1:6379/7'
+
+  it('a second server instance reuses the feeds the first one cached', async () => {
+    const redis = new IORedis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    await redis.connect()
+    await redis.flushdb()
+    await redis.quit()
+    gdmfMode = 'ok'
+    const before = gdmfCalls()
+    for (let i = 0; i < 2; i++) {
+      const app = await startApp({ ...env(), REDIS_URL })
+      try {
+        contract = await loadContract(app.url)
+        const r = await get(app, 'Mac14,2')
+        expect([r.status, r.body.latestVersion]).toEqual([200, '26.6.2'])
+      } finally {
+        await app.stop()
+      }
+    }
+    expect(gdmfCalls() - before).toBe(1)
   })
 })

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../helpers/app'
 import { startFakeDoh } from '../helpers/fake-doh'
@@ -209,6 +210,29 @@ describe('POST /api/ipcheck', () => {
   it.each([[{ ips: [] }], [{ ips: Array.from({ length: 101 }, (_, i) => `24.48.2.${i}`) }], [{ addresses: ['24.48.0.1'] }]])('refuses a bad body with 400', async (payload) => {
     const r = await post(payload)
     expect([r.status, r.body.status]).toEqual([400, 'error'])
+  })
+})
+
+// Redis database 7 is reserved for this suite.
+describe('with a Redis store', () => {
+  it('a second server instance answers from the cache the first one filled', async () => {
+    const REDIS_URL = 'redis://127.0.0.1:6379/7'
+    const redis = new IORedis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    await redis.connect()
+    await redis.flushdb()
+    await redis.quit()
+    for (let i = 0; i < 2; i++) {
+      const other = await startApp({ IP_API_URL: upstream.url, DOH_URL: doh.url, REDIS_URL })
+      try {
+        const res = await fetch(`${other.url}/api/ipcheck?ip=24.48.5.1`)
+        const body = await res.json()
+        contract.expectValid('GET', '/api/ipcheck', res.status, body)
+        expect([res.status, body.result]).toEqual([200, '24.48.5.1'])
+      } finally {
+        await other.stop()
+      }
+    }
+    expect(calls('24.48.5.1')).toBe(1)
   })
 })
 
