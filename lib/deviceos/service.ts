@@ -1,5 +1,6 @@
 import 'server-only'
 import { AppError } from '@/lib/http/errors'
+import { log } from '@/lib/log'
 import { support } from '@/lib/support'
 import type { DeviceOsQuery, DeviceOsVersion } from '@/lib/deviceos/schemas'
 import { loadGdmfReleases, loadSofa, type SofaData, type SofaOs } from '@/lib/deviceos/upstream'
@@ -20,13 +21,22 @@ export async function getDeviceOsVersion(deviceModel: string, query: DeviceOsQue
   const model = identifyModel(deviceModel)
   if (!model) throw new AppError('not_found', `No Apple OS is known for "${deviceModel}": its family is not an Apple device family (iPhone, iPad, iPod, Mac…, Watch, AppleTV, AudioAccessory, RealityDevice).`)
   const sofaOs = SOFA_FOR[model.os]
-  // Fetched together; either failing (with no last-good copy) is the documented upstream failure.
-  const [gdmf, sofa] = await Promise.all([deps.gdmf(), sofaOs ? deps.sofa(sofaOs) : Promise.resolve(null)])
+  // Fetched together. Apple's feed is required; SOFA is required for Macs (board IDs) and only
+  // completes Apple's data for watchOS/tvOS, so there its failure matters only when Apple's
+  // feed alone has no answer.
+  const [gdmf, sofa] = await Promise.all([
+    deps.gdmf(),
+    sofaOs ? deps.sofa(sofaOs).then((data) => ({ data }), (error: unknown) => ({ error })) : null,
+  ])
+  if (sofa && 'error' in sofa && model.os === 'macOS') throw sofa.error
+  const sofaData = sofa && 'data' in sofa ? sofa.data : null
   let ids = [model.id]
-  let releases = [...gdmf, ...(sofa?.releases ?? [])]
-  if (sofa?.mac) ({ ids, releases } = macReleasesFor(model.id, sofa.mac, releases))
+  let releases = [...gdmf, ...(sofaData?.releases ?? [])]
+  if (sofaData?.mac) ({ ids, releases } = macReleasesFor(model.id, sofaData.mac, releases))
   const found = latestFor(ids, releases)
+  if (!found && sofa && 'error' in sofa) throw sofa.error
   if (!found) throw new AppError('not_found', `No OS release in Apple's feeds lists ${model.id}. Check the identifier (Settings › General › About, or \`sysctl hw.model\` on a Mac).`)
+  if (sofa && 'error' in sofa) log.warn('SOFA feed unavailable; answering from Apple\'s feed alone', { os: sofaOs, error: sofa.error instanceof Error ? sofa.error.message : String(sofa.error) })
   const { latest, perMajor } = found
   return {
     deviceModel: model.id,

@@ -58,3 +58,19 @@ describe('getDeviceOsVersion', () => {
     expect((await rejection(getDeviceOsVersion('iPhone15,2', {}, d)))?.status).toBe(502)
   })
 })
+
+describe('when SOFA is down', () => {
+  const down = () => ({ ...deps(), sofa: async () => Promise.reject(new AppError('upstream_failed', 'SOFA down')) })
+
+  it('a Watch is still answered from Apple\'s feed, which lists it', async () => {
+    expect(await getDeviceOsVersion('Watch7,1', {}, down())).toMatchObject({ os: 'watchOS', latestVersion: '26.6' })
+  })
+
+  it('a Mac is an upstream failure: its board IDs come from SOFA', async () => {
+    expect((await rejection(getDeviceOsVersion('Mac14,2', {}, down())))?.message).toBe('SOFA down')
+  })
+
+  it('a model Apple\'s feed does not list is an upstream failure, not a 404', async () => {
+    expect((await rejection(getDeviceOsVersion('Watch99,1', {}, down())))?.status).toBe(502)
+  })
+})
