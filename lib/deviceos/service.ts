@@ -28,15 +28,16 @@ export async function getDeviceOsVersion(deviceModel: string, query: DeviceOsQue
     deps.gdmf(),
     sofaOs ? deps.sofa(sofaOs).then((data) => ({ data }), (error: unknown) => ({ error })) : null,
   ])
-  if (sofa && 'error' in sofa && model.os === 'macOS') throw sofa.error
   const sofaData = sofa && 'data' in sofa ? sofa.data : null
+  const sofaFailure = sofa && 'error' in sofa ? sofa.error : undefined
+  if (sofaFailure && model.os === 'macOS') throw sofaFailure
   let ids = [model.id]
   let releases = [...gdmf, ...(sofaData?.releases ?? [])]
   if (sofaData?.mac) ({ ids, releases } = macReleasesFor(model.id, sofaData.mac, releases))
   const found = latestFor(ids, releases)
-  if (!found && sofa && 'error' in sofa) throw sofa.error
+  if (!found && sofaFailure) throw sofaFailure
   if (!found) throw new AppError('not_found', `No OS release in Apple's feeds lists ${model.id}. Check the identifier (Settings › General › About, or \`sysctl hw.model\` on a Mac).`)
-  if (sofa && 'error' in sofa) log.warn('SOFA feed unavailable; answering from Apple\'s feed alone', { os: sofaOs, error: sofa.error instanceof Error ? sofa.error.message : String(sofa.error) })
+  if (sofaFailure) log.warn('SOFA feed unavailable; answering from Apple\'s feed alone', { os: sofaOs, error: String(sofaFailure) })
   const { latest, perMajor } = found
   return {
     deviceModel: model.id,
