@@ -1,5 +1,5 @@
 import { defineOperation } from '@/lib/http/operation'
-import { ConvertIdBatchBody, ConvertIdBatchResult, ConvertIdParams, ConvertIdResult } from '@/lib/directory/schemas'
+import { ConvertIdBatchBody, ConvertIdBatchResult, ConvertIdParams, ConvertIdResult, TenantInfo, TenantInfoQuery } from '@/lib/directory/schemas'
 
 export const convertIdOp = defineOperation({
   method: 'GET',
@@ -24,4 +24,29 @@ export const convertIdsOp = defineOperation({
   success: { description: 'Per-item results, in input order', schema: ConvertIdBatchResult },
 })
 
-export const directoryOperations = [convertIdOp, convertIdsOp]
+export const tenantInfoOp = defineOperation({
+  method: 'GET',
+  path: '/directory/tenantinfo',
+  operationId: 'getTenantInfo',
+  tag: 'Directory',
+  summary: 'Public information about a Microsoft Entra tenant',
+  description: [
+    'Looks a tenant up by `tenantId` or by `domainName` (exactly one; otherwise 400) and answers 404 when Microsoft knows no such tenant. Every value comes from a public source:',
+    '',
+    '- OpenID discovery: `tenantId`, `tenantRegion`.',
+    '- User realm and credential type of the queried domain: `federationBrandName`, `bannerLogo`, `desktopSsoEnabled`, `tenantIsUnmanaged`, `verifiedEmailSignUpDisallowed`. Microsoft throttles the credential-type lookup; a throttled answer is an error (with `Retry-After`), never guessed flags.',
+    "- Microsoft Graph `findTenantInformationByTenantId`, only when the service has Graph credentials: `tenantDisplayName`, `defaultDomainName`. Without them `tenantDisplayName` is null and `defaultDomainName` holds the tenant's initial `*.onmicrosoft.com` domain when it was observed, else the queried domain, else an empty string. A `tenantId` lookup without Graph has no domain to query, so only the OpenID fields are known (booleans false, lists empty).",
+    '- DNS through a validating resolver: MX records and `emailConfiguration` for each analysed domain (`exoSmtpDaneDnsSecEnabled`: an Exchange Online `*.mx.microsoft` MX host with a DNSSEC-validated TLSA record), `tenantUsesExo` (an MX host in Exchange Online), and `spoDomains` (`{prefix}.sharepoint.com` and `{prefix}-my.sharepoint.com` that resolve).',
+    '',
+    "**Domain lists are partial by necessity.** Since 2025 Microsoft's autodiscover service returns only the domain asked about, and no other public source lists a tenant's domains. `verifiedDomains` therefore counts the domains observed to belong to the tenant (the queried domain, Graph's default domain, and the initial `*.onmicrosoft.com` domain when a Microsoft 365 DKIM CNAME names it and OpenID discovery confirms it is the same tenant), and `additionalDomains` lists those other than the queried one. A tenant may have many more.",
+    '',
+    '`customDomainsOnly=true` leaves provider-suffix domains (`*.onmicrosoft.com`…) out of the email analysis; `skipEmailConfig=true` skips MX and TLSA lookups and answers `mxRecords` and `emailConfiguration` as empty arrays. `discovery` (beyond the specified fields) says which sources answered. Answers from Microsoft are cached for an hour (Graph: six hours), DNS for a minute.',
+  ].join('\n'),
+  query: TenantInfoQuery,
+  success: { description: 'The tenant information', schema: TenantInfo },
+  errors: ['not_found', 'upstream_failed', 'upstream_timeout'],
+  errorFormat: 'successFalse',
+  cacheControl: 'public, max-age=300',
+})
+
+export const directoryOperations = [convertIdOp, convertIdsOp, tenantInfoOp]

@@ -204,8 +204,11 @@ describe('GET /api/pds/blueskyHeatmap', () => {
     expect(body).toEqual(expected)
     expect(headers.get('cache-control')).toBe('public, max-age=900')
     const listed = calls(mark, 'com.atproto.repo.listRecords')
-    // one page per active account, plus the empty closing page for the two with posts
-    expect(listed).toHaveLength(ACTIVE + 2)
+    // One page per active account, plus the empty closing page for bob. Alice's page ends with a
+    // post written last year, so her listing stops there without asking for the next page.
+    expect(listed).toHaveLength(ACTIVE + 1)
+    expect(listed.filter((r) => r.query.get('repo') === didOf(0))).toHaveLength(1)
+    expect(listed.filter((r) => r.query.get('repo') === didOf(1)).map((r) => r.query.has('cursor'))).toEqual([false, true])
     expect(listed.every((r) => r.query.get('collection') === 'app.bsky.feed.post' && r.query.get('limit') === '100')).toBe(true)
     expect(listed.some((r) => DEACTIVATED.map(didOf).includes(r.query.get('repo')!))).toBe(false)
   })
