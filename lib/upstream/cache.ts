@@ -98,6 +98,38 @@ export async function cached<T>(key: string, options: CacheOptions, load: () => 
   })
 }
 
+/**
+ * Batch form of `cached` for upstreams with a batch endpoint: fresh entries come from the cache,
+ * the rest are loaded with one `loadMissing` call and stored one by one. Ids the loader leaves out
+ * are absent from the result; a loader failure propagates (the caller decides per item).
+ */
+export async function cachedMany<T>(
+  ids: readonly string[],
+  keyOf: (id: string) => string,
+  options: CacheOptions,
+  loadMissing: (ids: string[]) => Promise<Map<string, T>>,
+): Promise<Map<string, T>> {
+  const unique = [...new Set(ids)]
+  const hits = await Promise.all(unique.map((id) => read(keyOf(id))))
+  const out = new Map<string, T>()
+  const missing: string[] = []
+  unique.forEach((id, i) => {
+    const hit = hits[i]
+    if (hit && hit.freshUntil > Date.now()) out.set(id, hit.value as T)
+    else missing.push(id)
+  })
+  if (missing.length === 0) return out
+  const loaded = await singleFlight(`many:${missing.map(keyOf).join('|')}`, () => loadMissing(missing))
+  const keepMs = (options.ttlS + (options.staleS ?? 0)) * 1000
+  await Promise.all(
+    [...loaded].map(async ([id, value]) => {
+      out.set(id, value)
+      if (options.ttlS > 0) await write(keyOf(id), { value, freshUntil: Date.now() + options.ttlS * 1000 }, keepMs)
+    }),
+  )
+  return out
+}
+
 /** Test and benchmark hook: forget in-memory entries. */
 export function clearMemoryCache() {
   state.memory.clear()
