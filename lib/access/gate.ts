@@ -1,7 +1,7 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
 import { admitRequest, type AccessResult } from '@/lib/access/policy'
-import { internalQueryPath, QUERY_PREFIX } from '@/lib/access/query-host'
+import { internalQueryPath, QUERY_HOME_HEADER, QUERY_PREFIX } from '@/lib/access/query-host'
 import { clientIpFrom } from '@/lib/http/client-ip'
 import { ERROR_STATUS, errorBody } from '@/lib/http/errors'
 import { forwardIdentity, requestIdFrom } from '@/lib/http/gate'
@@ -47,10 +47,12 @@ export async function queryGate(req: NextRequest, { rewrite = false } = {}): Pro
       return denialResponse(path, access, requestId)
     }
   }
-  const init = { request: { headers: forwardIdentity(req, requestId, clientIpFrom(req.headers)) } }
-  const url = req.nextUrl.clone()
-  url.pathname = path
-  const res = rewrite ? NextResponse.rewrite(url, init) : NextResponse.next(init)
+  const headers = forwardIdentity(req, requestId, clientIpFrom(req.headers))
+  headers.set(QUERY_HOME_HEADER, rewrite ? '/' : QUERY_PREFIX)
+  const init = { request: { headers } }
+  // Relative to req.url, not nextUrl: nextUrl spells 127.0.0.1 as localhost, and a rewrite to
+  // another origin would be proxied over HTTP instead of served in place.
+  const res = rewrite ? NextResponse.rewrite(new URL(`${path}${req.nextUrl.search}`, req.url), init) : NextResponse.next(init)
   for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId })) res.headers.set(k, v)
   return res
 }
