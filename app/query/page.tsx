@@ -19,7 +19,7 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
   const path = base || '/'
   return (
     <>
-      <QueryHeader base={base} current="query" access={access} />
+      <QueryHeader base={base} current="query" access={access} state={state} />
       {!access.ok ? (
         <ErrorState title="Access refused" message={access.reason} />
       ) : (

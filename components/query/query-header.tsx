@@ -1,11 +1,13 @@
 import Link from 'next/link'
 import type { AccessResult } from '@/lib/access/policy'
+import { viewHref, type ViewState } from '@/lib/query/view-state'
 import styles from './query.module.css'
 
 const time = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
 
-// The application bar: where you are, and who the access policy says you are.
-export function QueryHeader({ base, current, access }: { base: string; current: 'query' | 'dashboard'; access: AccessResult }) {
+// The application bar: where you are, and who the access policy says you are. Switching between
+// rows and dashboard keeps the dataset, range and filter.
+export function QueryHeader({ base, current, access, state }: { base: string; current: 'query' | 'dashboard'; access: AccessResult; state: ViewState }) {
   const link = (page: 'query' | 'dashboard', label: string, href: string) => (
     <Link href={href} aria-current={current === page ? 'page' : undefined}>
       {label}
@@ -15,8 +17,8 @@ export function QueryHeader({ base, current, access }: { base: string; current: 
     <header className={styles.header}>
       <h1>Query application</h1>
       <nav className={styles.nav} aria-label="Pages">
-        {link('query', 'Rows', base || '/')}
-        {link('dashboard', 'Dashboard', `${base}/dashboard`)}
+        {link('query', 'Rows', viewHref(base || '/', state, { offset: 0 }))}
+        {link('dashboard', 'Dashboard', viewHref(`${base}/dashboard`, state, { offset: 0 }))}
       </nav>
       <div className={styles.identity} data-testid="identity">
         {!access.ok ? (

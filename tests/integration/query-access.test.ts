@@ -156,7 +156,7 @@ describe('QUERY_APP_HOST', () => {
     const page = await onHost('/', auth)
     expect(page.status).toBe(200)
     // Links on that host carry no /query prefix.
-    expect(page.text.match(/href="[^"]*dashboard"/)?.[0]).toBe('href="/dashboard"')
+    expect(page.text.match(/href="[^"]*dashboard[^"]*"/)?.[0]).toBe('href="/dashboard?dataset=requests&amp;range=24h"')
     expect((await onHost('/dashboard', auth)).status).toBe(200)
   })
 

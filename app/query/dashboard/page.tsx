@@ -20,7 +20,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const path = `${base}/dashboard`
   return (
     <>
-      <QueryHeader base={base} current="dashboard" access={access} />
+      <QueryHeader base={base} current="dashboard" access={access} state={state} />
       {!access.ok ? (
         <ErrorState title="Access refused" message={access.reason} />
       ) : (
