@@ -3,6 +3,7 @@
 // `N passed, N failed`.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { ensureDatabase } from './ensure-database.mjs'
 
 const OUT = '.test-results'
 rmSync(OUT, { recursive: true, force: true })
@@ -33,6 +34,7 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 })
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
+await ensureDatabase(testDatabaseUrl).catch((error) => console.warn(`could not create the test database: ${error.message}`))
 
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },

@@ -58,6 +58,22 @@ export function describeTarget(s: DatabaseSettings): string {
   return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`
 }
 
+interface PooledClient {
+  query(text: string, params: unknown[]): Promise<unknown>
+  release(): void
+}
+
+/** Runs the migrations on one pooled connection holding an advisory lock, so instances starting together migrate once. */
+async function underMigrationLock(client: PooledClient, run: () => Promise<void>): Promise<void> {
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    await run()
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
+    client.release()
+  }
+}
+
 export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   const driver = driverFor(s.DATABASE_URL)
   if (driver === 'pglite') {
@@ -82,13 +98,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       db: db as unknown as Db,
       migrate: async () => {
         const client = await pool.connect()
-        try {
-          await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-          await migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER })
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
-          client.release()
-        }
+        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
       },
       close: () => pool.end(),
     }
@@ -107,13 +117,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     db: db as unknown as Db,
     migrate: async () => {
       const client = await pool.connect()
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-        await migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER })
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
-        client.release()
-      }
+      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
     },
     close: () => pool.end(),
   }
