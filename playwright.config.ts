@@ -18,10 +18,21 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'node server.mjs',
+    // The query pages need rows: demo data goes into the server's own PGlite directory first (one
+    // process owns a PGlite directory, so before the server opens it). Identity is the local
+    // operator: no access settings, not production, a loopback browser.
+    command: 'npm run --silent db:seed -- --rows 5000 && node server.mjs',
     url: `http://127.0.0.1:${PORT}/api/health`,
     reuseExistingServer: false,
-    timeout: 60_000,
-    env: { PORT: String(PORT), HOST: '127.0.0.1', NEXT_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'warn' },
+    timeout: 120_000,
+    env: {
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      NEXT_TELEMETRY_DISABLED: '1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      DATABASE_URL: '',
+      PGLITE_DIR: '.data/e2e-pglite',
+    },
   },
 })

@@ -1,18 +1,21 @@
 import { NextResponse, type NextRequest } from 'next/server'
-import { apiGate, forwardIdentity, requestIdFrom } from '@/lib/http/gate'
-import { clientIpFrom } from '@/lib/http/client-ip'
+import { queryGate } from '@/lib/access/gate'
+import { isQueryAppHost } from '@/lib/access/query-host'
+import { apiGate } from '@/lib/http/gate'
 
-// The gate only: every /api request passes the rate limit and key checks in lib/http/gate.ts;
-// query-application requests get the same request id and client-IP headers.
+// A dispatcher: on QUERY_APP_HOST every path belongs to the query application (rewritten into
+// /query by its gate); elsewhere /api/* passes the public API's gate (rate limit, internal key) and
+// /query/* the query application's (access policy, same origin). Anything else is untouched.
 export async function proxy(req: NextRequest) {
   const path = req.nextUrl.pathname
+  if (isQueryAppHost(req.headers.get('host'))) return queryGate(req, { rewrite: true })
   if (path === '/api' || path.startsWith('/api/')) return apiGate(req)
-  const requestId = requestIdFrom(req.headers)
-  const res = NextResponse.next({ request: { headers: forwardIdentity(req, requestId, clientIpFrom(req.headers)) } })
-  res.headers.set('x-request-id', requestId)
-  return res
+  if (path === '/query' || path.startsWith('/query/')) return queryGate(req)
+  return NextResponse.next()
 }
 
+// Static, so it must list the query application's own paths as they appear on QUERY_APP_HOST
+// (`/`, `/dashboard`, `/export`, `/ingest/*`) besides /api and /query.
 export const config = {
-  matcher: ['/api', '/api/:path*', '/query', '/query/:path*'],
+  matcher: ['/', '/dashboard', '/export', '/ingest/:path*', '/api', '/api/:path*', '/query', '/query/:path*'],
 }

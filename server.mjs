@@ -9,7 +9,10 @@ const hostname = process.env.HOST ?? '0.0.0.0'
 const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
 globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
 
-const app = next({ dev: false, dir: import.meta.dirname, hostname, port })
+// Next builds its internal request URLs from `hostname` and spells every loopback address as
+// localhost; a different spelling (127.0.0.1) turns proxy.ts rewrites into HTTP round trips to
+// ourselves. The listening address below is unaffected.
+const app = next({ dev: false, dir: import.meta.dirname, hostname: 'localhost', port })
 const handle = app.getRequestHandler()
 await app.prepare()
 

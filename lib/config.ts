@@ -83,9 +83,12 @@ const EnvSchema = z.object({
   // Query application
   QUERY_APP_HOST: optionalString,
   ACCESS_JWKS_URL: optionalUrl,
-  ACCESS_AUDIENCE: optionalString,
+  /** Comma-separated: during an AUD tag rotation both the old and the new tag are accepted. */
+  ACCESS_AUDIENCE: list,
   ACCESS_ISSUER: optionalString,
-  ACCESS_ALLOWED_EMAILS: list,
+  ACCESS_ALLOWED_EMAILS: list.pipe(
+    z.array(z.string().regex(/^([^@\s,]+@|@)[^@\s,]+\.[^@\s,]+$/, 'each entry must be an address (ana@example.com) or a domain (@example.com)')),
+  ),
   DATABASE_URL: optionalString,
   PGLITE_DIR: z.string().default('.data/pglite'),
   QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),

@@ -48,6 +48,8 @@ const stages = [
   // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
   vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, ['tests/unit/query-data.test.ts']),
   vitest('integration', 'integration'),
+  // The query application's routes and pages ran on PGlite above; again on the real Postgres.
+  vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts']),
   {
     name: 'e2e',
     cmd: [bin('playwright'), 'test', '--reporter=list,json'],

@@ -7,6 +7,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import { medianMs, type BenchRow, type Scenario } from '../lib'
+import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../tests/helpers/access-keys'
 import { startApp } from '../../tests/helpers/app'
 import { seed } from '../../lib/query/seed'
 
@@ -37,10 +38,19 @@ async function run(): Promise<BenchRow[]> {
     const queryBody = { dataset: 'requests', dateFrom: oneDay, dateTo: oneDay, filter: FILTER, limit: 100 }
     const dashboardBody = { dataset: 'requests', dateFrom: day(latest - 29 * 86_400_000), dateTo: day(latest) }
 
-    const app = await startApp({ DATABASE_URL: url, NODE_ENV: 'test', LOG_LEVEL: 'error' })
+    // Production's access path: a signed token verified (proxy and route) against a key set
+    // served on loopback, cached after the first request.
+    const key = await createTestKey('bench')
+    const jwks = await startJwksServer([key])
+    const token = await signToken(key)
+    const app = await startApp({ DATABASE_URL: url, LOG_LEVEL: 'error', ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER })
     try {
       const post = async (path: string, body: unknown) => {
-        const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body: JSON.stringify(body) })
+        const res = await fetch(`${app.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': token },
+          body: JSON.stringify(body),
+        })
         if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
         return res.json()
       }
@@ -71,6 +81,7 @@ async function run(): Promise<BenchRow[]> {
       ]
     } finally {
       await app.stop()
+      await jwks.close()
     }
   } finally {
     await pool.end()

@@ -63,4 +63,4 @@ export async function getHealth(): Promise<{ result: HealthResult; httpStatus: 2
   }
 }
 
-export { timed as timedCheck }
+export { timed as timedCheck, database as databaseCheck }

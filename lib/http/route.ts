@@ -43,7 +43,7 @@ async function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wher
   return parsed.data
 }
 
-async function readJson(req: Request): Promise<unknown> {
+export async function readJson(req: Request): Promise<unknown> {
   const text = await req.text()
   if (!text.trim()) return undefined
   try {

@@ -1,0 +1,125 @@
+import ipaddr from 'ipaddr.js'
+import { config, type Config } from '@/lib/config'
+import { CONNECTION_IP_HEADER, connectionIpIsStamped } from '@/lib/http/client-ip'
+import type { ErrorCode } from '@/lib/http/errors'
+import { verifyAccessToken, type VerifiedIdentity, type VerifierSettings } from '@/lib/access/verify'
+
+// The query application's access policy, applied to every page and route under /query (the
+// Logpush ingest endpoint excepted: it authenticates with LOGPUSH_SECRET). Three modes, chosen by
+// configuration alone:
+// - verify: ACCESS_JWKS_URL, ACCESS_AUDIENCE and ACCESS_ISSUER set → the proxy's JWT is required;
+// - local: no access setting at all and NODE_ENV is not production → loopback requests only, as
+//   a labelled local operator (the address is the TCP peer stamped by server.mjs, never a header);
+// - unconfigured: production without settings, or settings half filled in → every request 503.
+// There is no bypass value: nothing a deployment can set turns verification off.
+
+export const TOKEN_HEADER = 'cf-access-jwt-assertion'
+export const TOKEN_COOKIE = 'CF_Authorization'
+
+export type Identity = ({ kind: 'access' } & VerifiedIdentity) | { kind: 'local'; label: string; address: string }
+
+export type AccessMode =
+  | { kind: 'verify'; settings: VerifierSettings }
+  | { kind: 'local' }
+  | { kind: 'unconfigured'; message: string }
+
+export type AccessResult =
+  | { ok: true; identity: Identity }
+  | { ok: false; code: Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_configured' | 'upstream_failed'>; reason: string; why: string }
+
+export interface AccessRequest {
+  headers: Headers
+  cookies: { get(name: string): { value: string } | undefined }
+}
+
+const REQUIRED = ['ACCESS_JWKS_URL', 'ACCESS_AUDIENCE', 'ACCESS_ISSUER'] as const
+
+export function accessMode(c: Config = config): AccessMode {
+  const missing = REQUIRED.filter((k) => (Array.isArray(c[k]) ? c[k].length === 0 : !c[k]))
+  const anySet = missing.length < REQUIRED.length || c.ACCESS_ALLOWED_EMAILS.length > 0
+  if (anySet && missing.length)
+    return { kind: 'unconfigured', message: `The access policy is incomplete: set ${missing.join(', ')}.` }
+  if (anySet)
+    return { kind: 'verify', settings: { jwksUrl: c.ACCESS_JWKS_URL!, audience: c.ACCESS_AUDIENCE, issuer: c.ACCESS_ISSUER!, allowedEmails: c.ACCESS_ALLOWED_EMAILS } }
+  if (c.NODE_ENV === 'production')
+    return { kind: 'unconfigured', message: `The query application has no access policy: set ${REQUIRED.join(', ')} (see the README).` }
+  return { kind: 'local' }
+}
+
+// Headers a relay adds. Next fills x-forwarded-for with the peer address itself, so that one
+// counts only when it names someone else.
+const RELAY_HEADERS = ['forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip']
+
+/** The loopback peer address of a request nobody relayed, or null. */
+export function loopbackPeer(headers: Headers): string | null {
+  if (!connectionIpIsStamped()) return null
+  const peer = headers.get(CONNECTION_IP_HEADER)
+  if (!peer || !ipaddr.isValid(peer)) return null
+  const addr = ipaddr.process(peer) // IPv4-mapped IPv6 → IPv4
+  if (addr.range() !== 'loopback') return null
+  if (RELAY_HEADERS.some((h) => headers.has(h))) return null
+  const xff = headers.get('x-forwarded-for')
+  if (xff && xff.split(',').some((hop) => hop.trim() !== peer)) return null
+  return addr.toString()
+}
+
+function tokenOf(req: AccessRequest): string | null {
+  return req.headers.get(TOKEN_HEADER)?.trim() || req.cookies.get(TOKEN_COOKIE)?.value.trim() || null
+}
+
+export async function checkAccess(req: AccessRequest, mode: AccessMode = accessMode()): Promise<AccessResult> {
+  switch (mode.kind) {
+    case 'unconfigured':
+      return { ok: false, code: 'not_configured', reason: mode.message, why: mode.message }
+    case 'local': {
+      const address = loopbackPeer(req.headers)
+      if (!address) {
+        const why = connectionIpIsStamped()
+          ? `local operator mode: peer ${req.headers.get(CONNECTION_IP_HEADER) || 'unknown'} is not a direct loopback connection`
+          : 'local operator mode needs the connection address: start the server with `npm start` (server.mjs)'
+        return { ok: false, code: 'forbidden', reason: 'Without access settings only direct loopback requests are accepted.', why }
+      }
+      return { ok: true, identity: { kind: 'local', label: 'Local operator', address } }
+    }
+    case 'verify': {
+      const token = tokenOf(req)
+      if (!token) return { ok: false, code: 'unauthorized', reason: 'Access token missing.', why: `no ${TOKEN_HEADER} header or ${TOKEN_COOKIE} cookie` }
+      const verdict = await verifyAccessToken(token, mode.settings)
+      if (verdict.ok) return { ok: true, identity: { kind: 'access', ...verdict.identity } }
+      switch (verdict.kind) {
+        case 'expired':
+          return { ok: false, code: 'forbidden', reason: 'Access token expired.', why: verdict.why }
+        case 'not_allowed':
+          return { ok: false, code: 'forbidden', reason: 'Not allowed.', why: verdict.why }
+        case 'keys_unavailable':
+          return { ok: false, code: 'upstream_failed', reason: 'Access keys unavailable; try again shortly.', why: verdict.why }
+        default:
+          return { ok: false, code: 'forbidden', reason: 'Access token invalid.', why: verdict.why }
+      }
+    }
+  }
+}
+
+/** POSTs must come from our own origin (a browser on another site cannot ride the access cookie). */
+export function crossOriginProblem(method: string, headers: Headers): string | null {
+  if (method === 'GET' || method === 'HEAD') return null
+  const site = headers.get('sec-fetch-site')
+  if (site === 'same-origin') return null
+  if (site && site !== 'none') return `sec-fetch-site is ${site}`
+  const origin = headers.get('origin')
+  if (!origin) return 'no Origin or Sec-Fetch-Site header'
+  let host: string
+  try {
+    host = new URL(origin).host
+  } catch {
+    return `malformed Origin ${origin}`
+  }
+  return host === headers.get('host') ? null : `origin ${origin} is not ${headers.get('host')}`
+}
+
+/** The whole rule for one request: same origin for POSTs, then the access policy. */
+export async function admitRequest(req: AccessRequest & { method: string }, mode?: AccessMode): Promise<AccessResult> {
+  const crossOrigin = crossOriginProblem(req.method, req.headers)
+  if (crossOrigin) return { ok: false, code: 'forbidden', reason: 'Cross-origin requests are not accepted.', why: crossOrigin }
+  return checkAccess(req, mode)
+}

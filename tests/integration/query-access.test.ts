@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestKey, signToken, startJwksServer, unsecuredToken, type JwksServer, type TestKey } from '../helpers/access-keys'
+import { startApp, type RunningApp } from '../helpers/app'
+import { rawRequest } from '../helpers/raw-request'
+
+// The access policy in the built server, with a key set served on loopback as the identity-aware
+// proxy publishes it: every page and route under /query, health included; the ingest endpoint keeps
+// its own secret; QUERY_APP_HOST serves the app at / and /api/…; production without settings and
+// local-operator mode.
+
+const QUERY_HOST = 'query.example.test'
+let key: TestKey
+let stranger: TestKey
+let jwks: JwksServer
+let app: RunningApp
+
+const now = () => Math.floor(Date.now() / 1000)
+const get = (path: string, headers: Record<string, string> = {}, on = app) => fetch(`${on.url}${path}`, { headers, redirect: 'manual' })
+const bearer = async (claims = {}) => ({ 'cf-access-jwt-assertion': await signToken(key, claims) })
+
+function expectNoCors(res: Response) {
+  expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([])
+}
+
+beforeAll(async () => {
+  ;[key, stranger] = await Promise.all([createTestKey('rsa-1'), createTestKey('rsa-unpublished')])
+  jwks = await startJwksServer([key])
+  app = await startApp({
+    ACCESS_JWKS_URL: jwks.url,
+    ACCESS_AUDIENCE: 'old-aud-tag,test-aud-tag',
+    ACCESS_ISSUER: 'https://team.example.test',
+    ACCESS_ALLOWED_EMAILS: 'ana@example.com,@corp.example',
+    QUERY_APP_HOST: QUERY_HOST,
+    LOG_LEVEL: 'info',
+  })
+}, 90_000)
+
+afterAll(async () => {
+  await app?.stop()
+  await jwks?.close()
+})
+
+describe('tokens', () => {
+  it.each([
+    ['no token', async () => ({}), 401, 'unauthorized', 'Access token missing.'],
+    ['an expired token', () => bearer({ exp: now() - 600 }), 403, 'forbidden', 'Access token expired.'],
+    ['a wrong audience', () => bearer({ aud: 'another-app' }), 403, 'forbidden', 'Access token invalid.'],
+    ['a wrong issuer', () => bearer({ iss: 'https://evil.example.test' }), 403, 'forbidden', 'Access token invalid.'],
+    ['alg none', async () => ({ 'cf-access-jwt-assertion': unsecuredToken({ aud: 'test-aud-tag', iss: 'https://team.example.test' }) }), 403, 'forbidden', 'Access token invalid.'],
+    ['an unknown kid', async () => ({ 'cf-access-jwt-assertion': await signToken(stranger) }), 403, 'forbidden', 'Access token invalid.'],
+    ['an email not allowed', () => bearer({ email: 'eve@example.com' }), 403, 'forbidden', 'Not allowed.'],
+  ])('GET /query/api/me with %s → %i', async (_name, headers, status, code, message) => {
+    const res = await get('/query/api/me', await headers())
+    expect(res.status).toBe(status)
+    const body = await res.json()
+    expect(body).toEqual({ error: { code, message, requestId: res.headers.get('x-request-id') } })
+    expectNoCors(res)
+  })
+
+  it('returns the identity of a valid token, from the header or the cookie', async () => {
+    const token = await signToken(key, { name: 'Ana', groups: ['ops'] })
+    for (const headers of [{ 'cf-access-jwt-assertion': token }, { cookie: `other=1; CF_Authorization=${token}` }] as Record<string, string>[]) {
+      const res = await get('/query/api/me', headers)
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({ kind: 'access', email: 'ana@example.com', subject: 'user-ana', issuer: 'https://team.example.test', expiresAt: expect.any(String), name: 'Ana', groups: ['ops'] })
+    }
+  })
+
+  it('lets in an address of an allowed domain, under the second AUD tag', async () => {
+    const res = await get('/query/api/me', await bearer({ email: 'cy@corp.example', aud: 'old-aud-tag' }))
+    expect(res.status).toBe(200)
+  })
+
+  it('logs why a token was refused, and tells the client no more than a short reason', async () => {
+    const res = await get('/query/api/datasets', await bearer({ aud: 'another-app' }))
+    const requestId = res.headers.get('x-request-id')!
+    expect((await res.json()).error.message).toBe('Access token invalid.')
+    await expect.poll(() => app.logs()).toContain(requestId)
+    const line = JSON.parse(app.logs().split('\n').find((l) => l.includes(requestId) && l.includes('query access refused'))!)
+    expect(line).toMatchObject({ level: 'warn', path: '/query/api/datasets', status: 403, why: expect.stringMatching(/claim aud/) })
+  })
+})
+
+describe('every page and route is behind the policy', () => {
+  it.each(['/query', '/query/dashboard', '/query/export', '/query/api/health', '/query/api/datasets', '/query/no-such-page'])('GET %s without a token → 401', async (path) => {
+    const res = await get(path)
+    expect(res.status).toBe(401)
+    expectNoCors(res)
+  })
+
+  it('serves the pages with the identity in the header', async () => {
+    const res = await get('/query', await bearer())
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-frame-options')).toBe('DENY')
+    const html = await res.text()
+    expect(html).toContain('ana@example.com')
+    expect(html).toContain('No rows match this range and filter.')
+  })
+
+  it('refuses a page with a short HTML explanation', async () => {
+    const res = await get('/query', await bearer({ exp: now() - 600 }))
+    expect(res.status).toBe(403)
+    expect(res.headers.get('content-type')).toMatch(/text\/html/)
+    expect(await res.text()).toContain('Access token expired.')
+  })
+
+  it('answers health behind the policy', async () => {
+    const res = await get('/query/api/health', await bearer())
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ status: 'ok', database: { status: 'ok' } })
+  })
+
+  it('leaves the ingest endpoint to its own secret', async () => {
+    const res = await fetch(`${app.url}/query/ingest/dns`, { method: 'POST', body: '{}' })
+    expect(res.status).toBe(503)
+    expect((await res.json()).error.message).toMatch(/LOGPUSH_SECRET/)
+  })
+})
+
+describe('same origin', () => {
+  const body = JSON.stringify({ dataset: 'requests', dateFrom: '2026-01-10', dateTo: '2026-01-10' })
+  const post = async (headers: Record<string, string>) =>
+    fetch(`${app.url}/query/api/query`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...(await bearer()), ...headers } })
+
+  it.each([
+    ['no Origin', {}],
+    ['another origin', { origin: 'https://evil.example' }],
+    ['a cross-site fetch', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+  ])('refuses a POST with %s (403)', async (_name, headers) => {
+    const res = await post(headers)
+    expect(res.status).toBe(403)
+    expect((await res.json()).error.message).toBe('Cross-origin requests are not accepted.')
+    expectNoCors(res)
+  })
+
+  it('accepts a POST from its own origin', async () => {
+    const res = await post({ origin: app.url })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ rows: [], count: 0 })
+  })
+
+  it('answers a preflight without any CORS permission', async () => {
+    const res = await fetch(`${app.url}/query/api/query`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    expectNoCors(res)
+  })
+})
+
+describe('QUERY_APP_HOST', () => {
+  const onHost = async (path: string, headers: Record<string, string> = {}) => rawRequest(`${app.url}${path}`, { headers: { host: QUERY_HOST, ...headers } })
+
+  it('serves the API at /api/… and the pages at / on that host', async () => {
+    const auth = await bearer()
+    const me = await onHost('/api/me', auth)
+    expect(me.status).toBe(200)
+    expect(JSON.parse(me.text)).toMatchObject({ kind: 'access', email: 'ana@example.com' })
+    const page = await onHost('/', auth)
+    expect(page.status).toBe(200)
+    // Links on that host carry no /query prefix.
+    expect(page.text.match(/href="[^"]*dashboard[^"]*"/)?.[0]).toBe('href="/dashboard?dataset=requests&amp;range=24h"')
+    expect((await onHost('/dashboard', auth)).status).toBe(200)
+  })
+
+  it('keeps that host behind the policy and off the public API', async () => {
+    expect((await onHost('/api/health')).status).toBe(401)
+    expect((await onHost('/')).status).toBe(401)
+    expect((await onHost('/api/generate/guid', await bearer())).status).toBe(404)
+  })
+
+  it('leaves the public API on other hosts alone', async () => {
+    const res = await get('/api/health')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ status: expect.any(String), checks: expect.any(Object) })
+    expect((await get('/api/me')).status).toBe(404)
+  })
+})
+
+describe('without access settings', () => {
+  it('refuses everything with 503 in production, naming the settings', async () => {
+    const prod = await startApp({ NODE_ENV: 'production' })
+    try {
+      for (const path of ['/query', '/query/api/me', '/query/api/health']) {
+        const res = await get(path, {}, prod)
+        expect(res.status, path).toBe(503)
+        expect(await res.text()).toContain('ACCESS_JWKS_URL')
+      }
+    } finally {
+      await prod.stop()
+    }
+  })
+
+  it('accepts direct loopback requests as the local operator elsewhere, and nothing relayed', async () => {
+    const local = await startApp({ NODE_ENV: 'development' })
+    try {
+      const res = await get('/query/api/me', {}, local)
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({ kind: 'local', label: 'Local operator', address: '127.0.0.1' })
+      expect(await (await get('/query', {}, local)).text()).toContain('Local operator')
+      expect((await get('/query/api/me', { 'x-real-ip': '203.0.113.9' }, local)).status).toBe(403)
+      expect((await get('/query/api/me', { 'x-forwarded-for': '203.0.113.9' }, local)).status).toBe(403)
+      // A client cannot claim the connection address: server.mjs overwrites the header.
+      expect((await get('/query/api/me', { 'x-tc-connection-ip': '127.0.0.1', 'x-forwarded-for': '203.0.113.9' }, local)).status).toBe(403)
+    } finally {
+      await local.stop()
+    }
+  })
+})

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestLog } from '@/drizzle/schema'
+import { createDatabase } from '@/lib/db/client'
+import { DATASET_IDS } from '@/lib/query/datasets'
+import { startApp, type RunningApp } from '../helpers/app'
+
+// The query application's routes and pages in the built server, over known rows: on PGlite by
+// default, on the Postgres at QUERY_TEST_DATABASE_URL when set (scripts/test.mjs runs both; that
+// database is emptied first). Identity is the local operator (no access settings, loopback).
+
+const pgUrl = process.env.QUERY_TEST_DATABASE_URL || undefined
+const dir = pgUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'qa-itest-'))
+const driverName = pgUrl ? 'postgres' : 'pglite'
+let app: RunningApp
+
+const DAY = '2026-01-10'
+const base = Date.parse(`${DAY}T00:00:00Z`)
+const ROWS = Array.from({ length: 230 }, (_, i) => ({
+  time: new Date(base + i * 300_000),
+  requestId: `qa-${i}`,
+  method: 'GET',
+  route: `/api/r${i % 5}`,
+  status: i % 10 === 0 ? 503 : 200,
+  durationMs: i + 1,
+  clientIp: '198.51.100.0',
+  // Client-supplied text that a spreadsheet would run as a formula.
+  userAgent: i === 229 ? '=HYPERLINK("http://evil.example","x")' : 'curl/8.7.1',
+}))
+const ERRORS = ROWS.filter((r) => r.status === 503).length
+
+const post = (route: string, body: unknown) =>
+  fetch(`${app.url}/query/api/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+const query = (extra: Record<string, unknown> = {}) => post('query', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, ...extra })
+
+beforeAll(async () => {
+  // The app owns the database once it runs (a PGlite directory has one owner): load rows first.
+  const database = await createDatabase({ DATABASE_URL: pgUrl, PGLITE_DIR: dir ?? 'memory://' })
+  try {
+    await database.migrate()
+    await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions RESTART IDENTITY`)
+    await database.db.insert(requestLog).values(ROWS)
+  } finally {
+    await database.close()
+  }
+  app = await startApp({ NODE_ENV: 'development', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+}, 90_000)
+
+afterAll(async () => {
+  await app?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe(`query application routes (${driverName})`, () => {
+  it('GET health reports the database', async () => {
+    const res = await fetch(`${app.url}/query/api/health`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ status: 'ok', database: { status: 'ok', detail: expect.stringMatching(/reachable/) } })
+  })
+
+  it('GET datasets lists every dataset with columns, quick filters and panels', async () => {
+    const res = await fetch(`${app.url}/query/api/datasets`)
+    const body = await res.json()
+    expect(body.datasets.map((d: { id: string }) => d.id)).toEqual([...DATASET_IDS])
+    expect(body.datasets[0]).toMatchObject({ id: 'requests', label: expect.any(String), description: expect.any(String), timeColumn: 'time' })
+    for (const d of body.datasets) {
+      expect(d.columns.length).toBeGreaterThan(5)
+      expect(d.quickFilters.length).toBeGreaterThan(0)
+      expect(d.panels[0]).toMatchObject({ id: 'count_over_time', kind: 'timeseries' })
+    }
+    expect(body).toMatchObject({ maxRangeDays: 31, limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100 } })
+  })
+
+  it('POST query pages through every row with the full count on each page', async () => {
+    const pages = await Promise.all([0, 100, 200].map(async (offset) => (await query({ offset })).json()))
+    expect(pages.map((p) => p.rows.length)).toEqual([100, 100, 30])
+    expect(pages.map((p) => p.count)).toEqual([230, 230, 230])
+    expect(new Set(pages.flatMap((p) => p.rows.map((r: { request_id: string }) => r.request_id))).size).toBe(230)
+    expect(pages[0].rows[0]).toMatchObject({ request_id: 'qa-229', time: '2026-01-10T19:05:00.000Z' })
+    expect(pages[0].sql.text).toMatch(/^SELECT .* FROM "request_log" WHERE .* LIMIT \$\d+ OFFSET \$\d+$/)
+    expect(pages[0].sql.params).toEqual(['2026-01-10T00:00:00.000Z', '2026-01-11T00:00:00.000Z', 100, 0])
+    expect(pages[0].elapsedMs).toEqual(expect.any(Number))
+  })
+
+  it('POST query applies the filter to rows and count', async () => {
+    const body = await (await query({ filter: 'status >= 500', limit: 500 })).json()
+    expect(body.count).toBe(ERRORS)
+    expect(body.rows).toHaveLength(ERRORS)
+    expect(body.filter).toBe('status >= 500')
+  })
+
+  it.each([
+    [{ limit: 0 }, /limit/],
+    [{ limit: 501 }, /limit/],
+    [{ offset: -1 }, /offset/],
+    [{ dateFrom: '2026-01-01', dateTo: '2026-03-01' }, /31 days/],
+    [{ filter: 'nope = 1' }, /nope/],
+    [{ filter: 'pg_sleep(1) IS NULL' }, /pg_sleep/],
+    [{ filter: "status = 1; DELETE FROM request_log" }, /./],
+  ])('POST query rejects %j with 400 in the envelope', async (extra, message) => {
+    const res = await query(extra)
+    expect(res.status).toBe(400)
+    const body = await res.json()
+    expect(body).toEqual({ error: { code: 'invalid_input', message: expect.stringMatching(message), requestId: res.headers.get('x-request-id') } })
+  })
+
+  it('POST query answers 400 for a body that is not JSON or not an object', async () => {
+    for (const body of ['{"dataset":', '[]', '']) expect((await post('query', body)).status).toBe(400)
+  })
+
+  it('POST dashboard returns every panel of the dataset', async () => {
+    const res = await post('dashboard', { dataset: 'requests', dateFrom: DAY, dateTo: DAY })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    const byId = Object.fromEntries(body.panels.map((p: { id: string }) => [p.id, p]))
+    expect(byId.count_over_time.series[0].values.reduce((a: number, b: number) => a + b, 0)).toBe(230)
+    expect(byId.latency).toMatchObject({ count: 230, errorRate: ERRORS / 230 })
+    expect(byId.by_status.rows).toEqual([{ value: 200, count: 230 - ERRORS }, { value: 503, count: ERRORS }])
+    expect(byId.top_route.rows).toHaveLength(5)
+  })
+})
+
+describe(`query application pages (${driverName})`, () => {
+  const page = async (p: string) => {
+    const res = await fetch(`${app.url}${p}`)
+    expect(res.status).toBe(200)
+    return res.text()
+  }
+  const custom = `dataset=requests&range=custom&from=${DAY}&to=${DAY}`
+
+  it('renders a page of rows with the count, the SQL and paging links', async () => {
+    const html = await page(`/query?${custom}&offset=100`)
+    expect(html).toContain('Rows 101–200 of 230')
+    expect(html).toContain('FROM &quot;request_log&quot;')
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}"`) // previous page: offset 0
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;offset=200"`)
+  })
+
+  it('shows a rejected filter as an error, not a failure', async () => {
+    const html = await page(`/query?${custom}&filter=${encodeURIComponent('secret_column = 1')}`)
+    expect(html).toContain('The query was not run')
+    expect(html).toContain('secret_column')
+  })
+
+  it('shows an empty state', async () => {
+    expect(await page('/query?dataset=dns&range=custom&from=2026-01-10&to=2026-01-10')).toContain('No rows match this range and filter.')
+  })
+
+  it('renders the dashboard panels', async () => {
+    const html = await page(`/query/dashboard?${custom}`)
+    for (const title of ['Rows over time', 'Duration and error rate', 'Responses by status', 'Top routes']) expect(html).toContain(title)
+  })
+
+  it('exports the rows of the current page as CSV, formulas defused', async () => {
+    const res = await fetch(`${app.url}/query/export?${custom}&limit=500`)
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/)
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="requests-[\w-]+\.csv"$/)
+    const lines = (await res.text()).trim().split('\n')
+    expect(lines[0]).toBe('time,request_id,method,route,query,status,duration_ms,client_ip,country,user_agent,referrer,api_key_present,rate_limited,mcp_tool,demo')
+    expect(lines).toHaveLength(231)
+    expect(lines[1]).toContain(`'=HYPERLINK`)
+    expect(lines[2]).toMatch(/^2026-01-10T19:00:00.000Z,qa-228,GET,\/api\/r3,,200,229,198.51.100.0,,curl\/8.7.1,,false,false,,false$/)
+  })
+})
