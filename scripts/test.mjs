@@ -25,6 +25,13 @@ function playwrightCounts(file) {
   return { passed: stats.expected + stats.flaky, failed: stats.unexpected }
 }
 
+/** Counts a stage wrote itself as `{ passed, failed }`. */
+function jsonCounts(file) {
+  if (!existsSync(file)) return null
+  const { passed, failed } = JSON.parse(readFileSync(file, 'utf8'))
+  return { passed, failed }
+}
+
 const vitest = (project, name, extraEnv = {}, files = []) => ({
   name,
   cmd: [bin('vitest'), 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/${name}.json`, ...files],
@@ -46,6 +53,9 @@ const stages = [
   // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
   vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, ['tests/unit/query-data.test.ts']),
   vitest('integration', 'integration'),
+  // The official MCP conformance suite against the built server (scenarios that apply to a
+  // stateless, tools-only server; one count per scenario).
+  { name: 'conformance', cmd: [bin('tsx'), '--tsconfig', 'tsconfig.json', 'scripts/conformance.ts'], counts: () => jsonCounts(`${OUT}/conformance.json`) },
   {
     name: 'e2e',
     cmd: [bin('playwright'), 'test', '--reporter=list,json'],
