@@ -30,11 +30,14 @@ export interface ReadOnlyTool<I extends z.ZodObject = z.ZodObject, O extends z.Z
   advice?: Partial<Record<ErrorCode, string>>
 }
 
+/** The input of a tool that takes no arguments: `{}` only, anything else refused. */
+export const NoArguments = z.object({}).strict()
+
 /** Keeps each tool's own input and output types while the list of tools holds them all. */
 export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(tool: ReadOnlyTool<I, O>) => tool as unknown as ReadOnlyTool
 
 // The message of an AppError says what went wrong; this says what the caller can do about it.
-const ADVICE: Record<ErrorCode, (error: AppError) => string> = {
+const ADVICE: Record<ErrorCode, (error: AppError, requestId: string) => string> = {
   invalid_input: () => 'Correct that argument and call the tool again.',
   unauthorized: () => 'This tool needs no credentials; report the problem to the operator.',
   forbidden: () => 'This tool needs no credentials; report the problem to the operator.',
@@ -42,7 +45,7 @@ const ADVICE: Record<ErrorCode, (error: AppError) => string> = {
   method_not_allowed: () => 'Report the problem to the operator.',
   conflict: () => 'Retry in a few seconds.',
   rate_limited: (e) => `Retry after ${Number(e.details?.retryAfterSeconds) || 30} seconds.`,
-  internal: () => 'Retry later; quote the message when contacting support.',
+  internal: (_, requestId) => `Retry later; quote request id ${requestId} when contacting support.`,
   upstream_failed: () => 'The failure is on the upstream side; retry in a minute or two.',
   not_configured: () => 'This server cannot answer this tool until its operator changes that setting; retrying will not help.',
   upstream_timeout: () => 'Retry in a few seconds; a slow upstream often answers the second time.',
@@ -51,7 +54,7 @@ const ADVICE: Record<ErrorCode, (error: AppError) => string> = {
 function failureText(tool: ReadOnlyTool, error: unknown, ctx: McpRequestContext): string {
   if (error instanceof AppError) {
     if (error.status >= 500) log.warn('mcp tool failed', { requestId: ctx.requestId, tool: tool.name, code: error.code, message: error.message })
-    return `${error.message} ${tool.advice?.[error.code] ?? ADVICE[error.code](error)}`
+    return `${error.message} ${tool.advice?.[error.code] ?? ADVICE[error.code](error, ctx.requestId)}`
   }
   log.error('mcp tool crashed', {
     requestId: ctx.requestId,

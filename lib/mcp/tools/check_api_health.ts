@@ -1,8 +1,7 @@
 import 'server-only'
-import { z } from 'zod'
 import { HealthResult } from '@/lib/health/schemas'
 import { getHealth } from '@/lib/health/service'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, NoArguments } from '@/lib/mcp/tool'
 
 export const checkApiHealthTool = defineTool({
   name: 'check_api_health',
@@ -12,7 +11,7 @@ export const checkApiHealthTool = defineTool({
     'A required dependency being down makes the REST API answer 503; the text of the result says so. Takes no arguments; never cached.',
     'Failures: none expected. A dependency that does not answer within 1 s is reported as down instead of failing the call.',
   ].join('\n\n'),
-  input: z.object({}).strict(),
+  input: NoArguments,
   output: HealthResult,
   openWorld: false,
   run: async () => (await getHealth()).result,

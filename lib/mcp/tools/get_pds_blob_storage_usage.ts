@@ -1,6 +1,5 @@
 import 'server-only'
-import { z } from 'zod'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, NoArguments } from '@/lib/mcp/tool'
 import { BlobUsage } from '@/lib/pds/schemas'
 import { getBlobUsage } from '@/lib/pds/service'
 
@@ -29,7 +28,7 @@ export const getPdsBlobStorageUsageTool = defineTool({
     `Limits: blobs of inactive accounts cannot be listed over the public API and are not counted. ${BLOB_COUNTING} The first call reads every active account and can take a while.`,
     'Failures: the call fails when this server has no PDS configured (PDS_URL), or when the PDS fails or does not answer in time.',
   ].join('\n\n'),
-  input: z.object({}).strict(),
+  input: NoArguments,
   output: BlobUsage,
   openWorld: true,
   run: () => getBlobUsage(),

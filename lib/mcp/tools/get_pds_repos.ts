@@ -1,6 +1,5 @@
 import 'server-only'
-import { z } from 'zod'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, NoArguments } from '@/lib/mcp/tool'
 import { ReposResult } from '@/lib/pds/schemas'
 import { getRepos } from '@/lib/pds/service'
 
@@ -12,7 +11,7 @@ export const getPdsReposTool = defineTool({
     'Limits: the answer holds every repository, so it grows with the PDS. Cached for 60 s.',
     'Failures: the call fails when this server has no PDS configured (PDS_URL), when the PDS answers with an error or something unusable, or when it does not answer in time.',
   ].join('\n\n'),
-  input: z.object({}).strict(),
+  input: NoArguments,
   output: ReposResult,
   openWorld: true,
   run: () => getRepos(),

@@ -1,8 +1,7 @@
 import 'server-only'
-import { z } from 'zod'
 import { DomainList } from '@/lib/domains/schemas'
 import { listPlatformDomains } from '@/lib/domains/service'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, NoArguments } from '@/lib/mcp/tool'
 
 export const listDomainsTool = defineTool({
   name: 'list_domains',
@@ -12,7 +11,7 @@ export const listDomainsTool = defineTool({
     'It grades nothing: call check_domain_health with one of these domains for the full graded check. DNS answers are cached for up to 60 s.',
     "Failures: a domain whose records cannot be read is listed with an `error` and empty fields; the call fails only when the resolver fails for every domain.",
   ].join('\n\n'),
-  input: z.object({}).strict(),
+  input: NoArguments,
   output: DomainList,
   openWorld: true,
   run: () => listPlatformDomains(),

@@ -1,6 +1,5 @@
 import 'server-only'
-import { z } from 'zod'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, NoArguments } from '@/lib/mcp/tool'
 import { PolicyList } from '@/lib/policies/schemas'
 import { listPolicies } from '@/lib/policies/service'
 
@@ -12,7 +11,7 @@ export const listPoliciesTool = defineTool({
     'The list ships with the service, so it needs no upstream and changes only with a release. Takes no arguments.',
     'Failures: none expected, since nothing outside the service is read.',
   ].join('\n\n'),
-  input: z.object({}).strict(),
+  input: NoArguments,
   output: PolicyList,
   openWorld: false,
   run: () => listPolicies(),
