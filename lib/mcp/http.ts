@@ -101,7 +101,7 @@ export async function handleMcpPost(request: Request): Promise<Response> {
   })
 }
 
-// GET and DELETE /api/mcp - 405: a stateless server opens no event stream and has no session to end
+// GET, DELETE, PUT and PATCH /api/mcp - 405: a stateless server opens no event stream and has no session to end
 export function refuseMcpMethod(request: Request): Promise<Response> {
   return served(request, async () =>
     jsonRpcError(405, -32000, `Method not allowed: ${request.method}. This server is stateless: send JSON-RPC messages with POST.`, { Allow: 'POST' }),

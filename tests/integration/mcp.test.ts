@@ -509,7 +509,7 @@ describe('raw HTTP', () => {
     expectDocumented(r)
   })
 
-  it.each(['GET', 'DELETE'])('%s → 405 with Allow: POST', async (method) => {
+  it.each(['GET', 'DELETE', 'PUT', 'PATCH'])('%s → 405 with Allow: POST', async (method) => {
     const r = await raw(method, { accept: 'application/json, text/event-stream' })
     expect(r.status).toBe(405)
     expect(r.headers.allow).toBe('POST')
