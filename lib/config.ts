@@ -78,7 +78,7 @@ const EnvSchema = z.object({
   BOOKINGS_USERS: list,
 
   // MCP tool server
-  MCP_ALLOWED_ORIGINS: list,
+  MCP_ALLOWED_ORIGINS: list.pipe(z.array(z.url({ protocol: /^https?$/ }))),
 
   // Query application
   QUERY_APP_HOST: optionalString,

@@ -26,6 +26,13 @@ function playwrightCounts(file) {
   return { passed: stats.expected + stats.flaky, failed: stats.unexpected }
 }
 
+/** Counts a stage wrote itself as `{ passed, failed }`. */
+function jsonCounts(file) {
+  if (!existsSync(file)) return null
+  const { passed, failed } = JSON.parse(readFileSync(file, 'utf8'))
+  return { passed, failed }
+}
+
 const vitest = (project, name, extraEnv = {}, files = []) => ({
   name,
   cmd: [bin('vitest'), 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/${name}.json`, ...files],
@@ -50,6 +57,9 @@ const stages = [
   vitest('integration', 'integration'),
   // The query application's routes and pages ran on PGlite above; again on the real Postgres.
   vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts']),
+  // The official MCP conformance suite against the built server (scenarios that apply to a
+  // stateless, tools-only server; one count per scenario).
+  { name: 'conformance', cmd: [bin('tsx'), '--tsconfig', 'tsconfig.json', 'scripts/conformance.ts'], counts: () => jsonCounts(`${OUT}/conformance.json`) },
   {
     name: 'e2e',
     cmd: [bin('playwright'), 'test', '--reporter=list,json'],

@@ -8,6 +8,7 @@ import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key
 import { recordRequest, requestFacts } from '@/lib/http/request-log'
 import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { logOnce } from '@/lib/log'
+import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { getLimiter, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation } from '@/lib/operations'
 
@@ -31,12 +32,13 @@ export function rateLimitHeaders(r: LimitResult): Record<string, string> {
   }
 }
 
-function corsHeaders(allowed: boolean): Record<string, string> {
-  if (!allowed) return {}
+function corsHeaders(allowOrigin: string | null): Record<string, string> {
+  if (!allowOrigin) return {}
   return {
-    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Origin': allowOrigin,
+    ...(allowOrigin === '*' ? {} : { Vary: 'Origin' }),
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id, Mcp-Protocol-Version',
     'Access-Control-Expose-Headers': EXPOSED,
     'Access-Control-Max-Age': '86400',
   }
@@ -60,8 +62,9 @@ export async function apiGate(req: NextRequest): Promise<Response> {
   // A preflight is judged by the method it asks for, so internal operations never get CORS headers.
   const method = req.method === 'OPTIONS' ? (req.headers.get('access-control-request-method') ?? 'OPTIONS').toUpperCase() : req.method
   const internal = isInternalOperation(method, path)
-  // Public operations are open to any browser origin; internal ones and the MCP endpoint are not.
-  const cors = corsHeaders(!internal && !path.startsWith('/api/mcp'))
+  // Public operations are open to any browser origin, internal ones to none, and the MCP endpoint
+  // only to the origins its DNS-rebinding protection allows.
+  const cors = corsHeaders(path.startsWith('/api/mcp') ? mcpCorsOrigin(req.headers) : internal ? null : '*')
 
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
 

@@ -5,6 +5,7 @@ import { config, type Config } from '@/lib/config'
 import { ERROR_FORMATS, ERROR_STATUS, type ErrorCode } from '@/lib/http/errors'
 import { INTERNAL_KEY_HEADER } from '@/lib/http/internal-key'
 import { errorCodesOf, TAGS, type Operation } from '@/lib/http/operation'
+import { mcpPathItem } from '@/lib/mcp/openapi'
 import { operations } from '@/lib/operations'
 
 // The OpenAPI 3.1 document, built from the same operation objects (and Zod schemas) that
@@ -88,9 +89,11 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
     paths[op.path] ??= {}
     ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op)
   }
+  // The tool server is not a route() operation: its requests and answers are JSON-RPC.
+  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders))
   const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
   if (c.DEV_BASE_URL) servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
-  const usedTags = new Set(ops.map((op) => op.tag))
+  const usedTags = new Set([...ops.map((op) => op.tag), 'Tool server'])
   return createDocument({
     openapi: '3.1.0',
     info: {

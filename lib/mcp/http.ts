@@ -1,0 +1,133 @@
+import 'server-only'
+import { randomUUID } from 'node:crypto'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { z } from 'zod'
+import { describeZodError } from '@/lib/http/errors'
+import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { log } from '@/lib/log'
+import { isAllowedMcpOrigin } from '@/lib/mcp/origin'
+import { createMcpServer } from '@/lib/mcp/server'
+import { toolNames } from '@/lib/mcp/tools'
+
+// /api/mcp over HTTP: the SDK's web-standard streamable HTTP transport, stateless (no session id)
+// with plain JSON answers, and a fresh server and transport per request. The SDK handles the
+// protocol: Accept (406), Content-Type (415), body size (413), parse errors (-32700), unknown
+// methods (-32601), batches and notifications. Around it: the origin check, invalid params and
+// unknown tool names as protocol errors (-32602), and the request log.
+
+const ROUTE = '/api/mcp'
+
+/** A JSON-RPC error answered over HTTP before any message is read (id null, as the SDK does). */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers })
+}
+
+// The requests this server answers, with the SDK's own schemas for them.
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+}
+
+/** Why a request must be refused with -32602 before the server sees it, or null. */
+function invalidParams(message: JSONRPCRequest): string | null {
+  const parsed = REQUEST_SCHEMAS[message.method]?.safeParse(message)
+  if (parsed && !parsed.success) return `Invalid params for ${message.method}: ${describeZodError(parsed.error)}`
+  const name = message.method === 'tools/call' ? String(message.params?.name) : null
+  if (name !== null && !toolNames.has(name)) return `Unknown tool: ${name}. tools/list lists the ${toolNames.size} tools of this server.`
+  return null
+}
+
+/**
+ * Two gaps of SDK 1.x are closed here, before a request reaches the server: params that fail the
+ * method's schema come back as -32603 (internal error) instead of -32602, and a call to an
+ * unregistered tool as an `isError` result, while the protocol lists unknown tools among protocol
+ * errors (-32602). Calls to known tools are reported to `onCall` for the request log.
+ */
+function screenRequests(transport: WebStandardStreamableHTTPServerTransport, onCall: (name: string) => void) {
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const problem = invalidParams(message)
+      if (problem) {
+        transport
+          .send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } })
+          .catch((error) => log.error('mcp send failed', { error: String(error) }))
+        return
+      }
+      if (message.method === 'tools/call') onCall(String(message.params?.name))
+    }
+    deliver?.(message, extra)
+  }
+}
+
+async function answer(request: Request, requestId: string, onCall: (name: string) => void): Promise<Response> {
+  const origin = request.headers.get('origin')
+  if (!isAllowedMcpOrigin(origin, request.headers.get('host')))
+    return jsonRpcError(403, -32000, `Forbidden: browser pages from ${origin} may not call this server. Its operator can allow the origin with MCP_ALLOWED_ORIGINS.`)
+  const server = createMcpServer({ requestId })
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  // Protocol-level errors are already answered to the client; the log only needs them for debugging.
+  server.server.onerror = (error) => log.debug('mcp protocol error', { requestId, error: error.message })
+  await server.connect(transport)
+  screenRequests(transport, onCall)
+  try {
+    return await transport.handleRequest(request)
+  } finally {
+    await server.close()
+  }
+}
+
+// POST /api/mcp - one JSON-RPC message (or batch) to the tool server
+export async function handleMcpPost(request: Request): Promise<Response> {
+  return served(request, async (requestId, onCall) => {
+    try {
+      return await answer(request, requestId, onCall)
+    } catch (error) {
+      log.error('mcp request failed', { requestId, error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) })
+      return jsonRpcError(500, ErrorCode.InternalError, `Internal error (request id ${requestId}); retry later.`)
+    }
+  })
+}
+
+// GET, DELETE, PUT and PATCH /api/mcp - 405: a stateless server opens no event stream and has no session to end
+export function refuseMcpMethod(request: Request): Promise<Response> {
+  return served(request, async () =>
+    jsonRpcError(405, -32000, `Method not allowed: ${request.method}. This server is stateless: send JSON-RPC messages with POST.`, { Allow: 'POST' }),
+  )
+}
+
+/** Runs `handle`, stamps the request id and records the request (with the tools it called). */
+async function served(request: Request, handle: (requestId: string, onCall: (name: string) => void) => Promise<Response>): Promise<Response> {
+  const started = performance.now()
+  const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
+  const called: string[] = []
+  const response = await handle(requestId, (name) => called.push(name))
+  response.headers.set(REQUEST_ID_HEADER, requestId)
+  response.headers.set('cache-control', 'no-store')
+  recordRequest({
+    time: new Date(),
+    requestId,
+    method: request.method,
+    route: ROUTE,
+    status: response.status,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown',
+    rateLimited: false,
+    // One row per HTTP request; a batch calling several tools lists them comma-separated.
+    mcpTool: called.length ? [...new Set(called)].join(',') : null,
+    ...requestFacts(request, new URL(request.url)),
+  })
+  return response
+}
