@@ -10,6 +10,7 @@ import { medianMs, type BenchRow, type Scenario } from '../lib'
 import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../tests/helpers/access-keys'
 import { startApp } from '../../tests/helpers/app'
 import { seed } from '../../lib/query/seed'
+import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 
 const ROWS = 1_000_000
 const RUNS = 15
@@ -24,6 +25,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 async function run(): Promise<BenchRow[]> {
   const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_bench'
+  await ensureDatabase(url)
   const pool = new pg.Pool({ connectionString: url, max: 10 })
   const db = drizzle({ client: pool })
   try {

@@ -1,0 +1,1 @@
+export function ensureDatabase(url: string): Promise<void>
