@@ -6,12 +6,6 @@ const nextConfig: NextConfig = {
   // Migrations are read from ./drizzle at start-up; serverless bundles must carry them.
   outputFileTracingIncludes: { '/**': ['./drizzle/*.sql', './drizzle/meta/*.json'] },
   serverExternalPackages: ['libpg-query', 'pgsql-deparser', '@electric-sql/pglite', 'pg', 'ioredis', 'sanitize-html'],
-  async redirects() {
-    return [
-      { source: '/openapi.json', destination: '/api/openapi.json', permanent: false },
-      { source: '/docs', destination: '/api/docs', permanent: false },
-    ]
-  },
 }
 
 export default nextConfig

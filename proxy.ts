@@ -1,21 +1,31 @@
 import { NextResponse, type NextRequest } from 'next/server'
 import { queryGate } from '@/lib/access/gate'
 import { isQueryAppHost } from '@/lib/access/query-host'
-import { apiGate } from '@/lib/http/gate'
+import { apiGate, requestIdFrom } from '@/lib/http/gate'
+import { REQUEST_ID_HEADER } from '@/lib/http/route'
 
 // A dispatcher: on QUERY_APP_HOST every path belongs to the query application (rewritten into
 // /query by its gate); elsewhere /api/* passes the public API's gate (rate limit, internal key) and
-// /query/* the query application's (access policy, same origin). Anything else is untouched.
+// /query/* the query application's (access policy, same origin). Every other page only gets its
+// request id, so that every response carries one.
+
+// Short names of the API's documents. Answered here rather than in next.config.ts, whose redirects
+// run before the proxy and so would carry no request id.
+const REDIRECTS: Record<string, string> = { '/docs': '/api/docs', '/openapi.json': '/api/openapi.json' }
+
 export async function proxy(req: NextRequest) {
   const path = req.nextUrl.pathname
   if (isQueryAppHost(req.headers.get('host'))) return queryGate(req, { rewrite: true })
   if (path === '/api' || path.startsWith('/api/')) return apiGate(req)
   if (path === '/query' || path.startsWith('/query/')) return queryGate(req)
-  return NextResponse.next()
+  const requestId = requestIdFrom(req.headers)
+  const target = REDIRECTS[path]
+  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next()
+  res.headers.set(REQUEST_ID_HEADER, requestId)
+  return res
 }
 
-// Static, so it must list the query application's own paths as they appear on QUERY_APP_HOST
-// (`/`, `/dashboard`, `/export`, `/ingest/*`) besides /api and /query.
+// Everything but the build's static assets.
 export const config = {
-  matcher: ['/', '/dashboard', '/export', '/ingest/:path*', '/api', '/api/:path*', '/query', '/query/:path*'],
+  matcher: ['/((?!_next/static|_next/image|favicon\\.ico).*)'],
 }

@@ -5,6 +5,8 @@ import { loadContract } from '../helpers/openapi'
 // Every operation of the platform group through real HTTP, each response validated against the
 // OpenAPI document the server publishes.
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 let app: RunningApp
 let contract: Awaited<ReturnType<typeof loadContract>>
 beforeAll(async () => {
@@ -41,6 +43,13 @@ describe('OpenAPI document', () => {
     expect(r.headers.get('location')).toMatch(/\/api\/openapi\.json$/)
     const d = await fetch(`${app.url}/docs`, { redirect: 'manual' })
     expect(d.headers.get('location')).toMatch(/\/api\/docs$/)
+    for (const res of [r, d]) expect(res.headers.get('x-request-id')).toMatch(UUID)
+  })
+
+  it('gives pages outside /api a request id too', async () => {
+    const res = await fetch(`${app.url}/`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-request-id')).toMatch(UUID)
   })
 })
 
