@@ -33,8 +33,8 @@ function insertSql(id: DatasetId, n: number, days: number): SQL {
   const rows = `(SELECT g, random() AS r0, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, floor(power(random(), 1.4) * ${USERS.length})::int AS u FROM generate_series(1, ${n}) AS g) s`
   switch (id) {
     case 'requests': {
-      const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
-      const tools = ['check_api_health', 'check_domain_health', 'list_platform_domains', 'list_policies', 'get_posting_heatmap']
+      const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/timestamp/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
+      const tools = ['check_api_health', 'check_domain_health', 'list_domains', 'list_policies', 'get_pds_bsky_heatmap', 'get_pds_repos']
       const status = `CASE WHEN r1 < 0.02 THEN 429 WHEN r1 < 0.05 THEN 404 WHEN r1 < 0.09 THEN 400 WHEN r1 < 0.097 THEN 500 WHEN r1 < 0.1 THEN 502 WHEN r1 < 0.13 THEN 304 ELSE 200 END`
       return sql.raw(`INSERT INTO request_log (time, request_id, method, route, query, status, duration_ms, client_ip, country, user_agent, referrer, api_key_present, rate_limited, mcp_tool, demo)
 SELECT ${since(days, 'r0')}, gen_random_uuid()::text, ${pick(['GET', 'GET', 'GET', 'POST', 'OPTIONS'], 'r2', 1)}, route, CASE WHEN r3 < 0.4 THEN 'domain=***' ELSE '' END,
