@@ -3,8 +3,9 @@ import { config } from '@/lib/config'
 import { COLUMN_TYPES, DATASET_IDS } from '@/lib/query/datasets'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
 
-// Inputs and outputs of the query application's data functions (lib/query/service.ts). The
-// /query/api routes validate with these and publish them in OpenAPI.
+// Inputs and outputs of the query application's data functions (lib/query/service.ts), which
+// validate with them for the /query/api routes and the pages alike. The application is internal,
+// so they stay out of the public OpenAPI document; the README describes its routes.
 
 const DAY_MS = 86_400_000
 const ISO_DATE = z.iso.date()
