@@ -5,7 +5,7 @@ import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
 import { clientIpFrom, connectionIpIsStamped } from '@/lib/http/client-ip'
 import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
-import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { recordAnswer } from '@/lib/http/request-log'
 import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { logOnce } from '@/lib/log'
 import { mcpCorsOrigin } from '@/lib/mcp/origin'
@@ -72,19 +72,7 @@ export async function apiGate(req: NextRequest): Promise<Response> {
   const headers = { ...rateLimitHeaders(limit), ...cors, [REQUEST_ID_HEADER]: requestId }
 
   const reject = (status: number, body: unknown, extra: Record<string, string> = {}) => {
-    const url = new URL(req.url)
-    recordRequest({
-      time: new Date(),
-      requestId,
-      method: req.method,
-      route: path,
-      status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      clientIp,
-      rateLimited: status === 429,
-      mcpTool: null,
-      ...requestFacts(req, url),
-    })
+    recordAnswer(req, { requestId, route: path, status, clientIp, startedAt: started, rateLimited: status === 429 })
     return NextResponse.json(body, { status, headers: { ...headers, ...extra, 'cache-control': 'no-store' } })
   }
 

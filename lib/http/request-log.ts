@@ -46,14 +46,36 @@ export function redactQuery(search: string): string {
   return [...new Set(params.keys())].map((k) => `${encodeURIComponent(k)}=***`).join('&')
 }
 
-/** Fields of a log entry that come straight from the request. */
-export function requestFacts(req: Request, url: URL) {
+/** What the code that answered knows about a request; the rest of the entry comes from the request. */
+export interface AnsweredRequest {
+  requestId: string
+  route: string
+  status: number
+  clientIp: string
+  /** performance.now() when handling began; omitted for answers that did no work (duration 0). */
+  startedAt?: number
+  rateLimited?: boolean
+  mcpTool?: string | null
+}
+
+/** Records one answered request: method, redacted query, country, user agent, referrer and key presence come from `req`. */
+export function recordAnswer(req: Request, a: AnsweredRequest) {
   const h = req.headers
-  return {
+  const url = new URL(req.url)
+  recordRequest({
+    time: new Date(),
+    requestId: a.requestId,
+    method: req.method,
+    route: a.route,
     query: redactQuery(url.search),
+    status: a.status,
+    durationMs: a.startedAt === undefined ? 0 : Math.round((performance.now() - a.startedAt) * 100) / 100,
+    clientIp: a.clientIp,
     country: h.get('cf-ipcountry') ?? h.get('x-vercel-ip-country') ?? null,
     userAgent: h.get('user-agent'),
     referrer: h.get('referer') ?? url.searchParams.get('ref'),
     apiKeyPresent: h.has('x-tc-api-key'),
-  }
+    rateLimited: a.rateLimited ?? false,
+    mcpTool: a.mcpTool ?? null,
+  })
 }

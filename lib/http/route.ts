@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { AppError, describeZodError, errorBody, type ErrorFormat } from '@/lib/http/errors'
 import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
 import type { Operation } from '@/lib/http/operation'
-import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { recordAnswer } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
 
 // route(): our one handler wrapper. It parses inputs with the operation's schemas, builds the
@@ -110,18 +110,7 @@ export function route<
     } catch (error) {
       response = errorResponse(error, format, requestId, template)
     }
-    recordRequest({
-      time: new Date(),
-      requestId,
-      method: request.method,
-      route: template,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      clientIp,
-      rateLimited: false,
-      mcpTool: null,
-      ...requestFacts(request, url),
-    })
+    recordAnswer(request, { requestId, route: template, status: response.status, clientIp, startedAt: started })
     return response
   }
 }

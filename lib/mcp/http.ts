@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import { describeZodError } from '@/lib/http/errors'
-import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { recordAnswer } from '@/lib/http/request-log'
 import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { log } from '@/lib/log'
 import { isAllowedMcpOrigin } from '@/lib/mcp/origin'
@@ -116,18 +116,14 @@ async function served(request: Request, handle: (requestId: string, onCall: (nam
   const response = await handle(requestId, (name) => called.push(name))
   response.headers.set(REQUEST_ID_HEADER, requestId)
   response.headers.set('cache-control', 'no-store')
-  recordRequest({
-    time: new Date(),
+  recordAnswer(request, {
     requestId,
-    method: request.method,
     route: ROUTE,
     status: response.status,
-    durationMs: Math.round((performance.now() - started) * 100) / 100,
     clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown',
-    rateLimited: false,
+    startedAt: started,
     // One row per HTTP request; a batch calling several tools lists them comma-separated.
     mcpTool: called.length ? [...new Set(called)].join(',') : null,
-    ...requestFacts(request, new URL(request.url)),
   })
   return response
 }

@@ -1,6 +1,6 @@
 import { AppError } from '@/lib/http/errors'
-import { errorResponse, REQUEST_ID_HEADER } from '@/lib/http/route'
-import { recordRequest, requestFacts } from '@/lib/http/request-log'
+import { CLIENT_IP_HEADER, errorResponse, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { recordAnswer } from '@/lib/http/request-log'
 
 export const dynamic = 'force-dynamic'
 
@@ -9,18 +9,7 @@ async function notFound(request: Request) {
   const url = new URL(request.url)
   const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID()
   const response = errorResponse(new AppError('not_found', `No operation at ${request.method} ${url.pathname}. See /api/docs.`), 'envelope', requestId, url.pathname)
-  recordRequest({
-    time: new Date(),
-    requestId,
-    method: request.method,
-    route: url.pathname,
-    status: 404,
-    durationMs: 0,
-    clientIp: request.headers.get('x-tc-client-ip') ?? 'unknown',
-    rateLimited: false,
-    mcpTool: null,
-    ...requestFacts(request, url),
-  })
+  recordAnswer(request, { requestId, route: url.pathname, status: 404, clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown' })
   return response
 }
 
