@@ -3,7 +3,7 @@ import { ResultsTable } from '@/components/query/results-table'
 import { ErrorState } from '@/components/query/states'
 import { AppError } from '@/lib/http/errors'
 import { runQuery, type QueryResult } from '@/lib/query/service'
-import { resolveViewRange, viewHref, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { rangeRequest, viewHref, type SearchParams, type ViewState } from '@/lib/query/view-state'
 import { loadPageContext } from './page-context'
 
 export const dynamic = 'force-dynamic'
@@ -19,15 +19,15 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
 }
 
 async function Results({ base, state }: { base: string; state: ViewState }) {
-  const range = resolveViewRange(state)
+  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset }
   let result: QueryResult
   try {
-    result = await runQuery({ dataset: state.dataset, ...range, filter: state.filter || undefined, limit: state.limit, offset: state.offset })
+    result = await runQuery(request)
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     return <ErrorState title="The query was not run" message={error.message} />
   }
   // The export repeats this exact page: a relative range is pinned to the bounds just used.
-  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: range.dateFrom, to: range.dateTo })
+  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo })
   return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} />
 }

@@ -74,6 +74,11 @@ export function resolveViewRange(state: Pick<ViewState, 'range' | 'from' | 'to'>
   return { dateFrom: state.from, dateTo: state.to }
 }
 
+/** What the query functions take for a state: its dataset, resolved range and filter (no paging). */
+export function rangeRequest(state: ViewState, now = new Date()) {
+  return { dataset: state.dataset, ...resolveViewRange(state, now), filter: state.filter || undefined }
+}
+
 /** `2026-11-21T13:05:00.000Z` → `2026-11-21T13:05`, the value of a datetime-local input (UTC). */
 export function toInputValue(iso: string, endOfDay = false): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return `${iso}T${endOfDay ? '23:59' : '00:00'}`

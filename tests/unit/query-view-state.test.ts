@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseViewState, resolveViewRange, toInputValue, viewHref } from '@/lib/query/view-state'
+import { parseViewState, rangeRequest, resolveViewRange, toInputValue, viewHref } from '@/lib/query/view-state'
 
 // The query pages' URL state: parsing, range presets and the links built from it.
 
@@ -36,6 +36,12 @@ describe('resolveViewRange', () => {
 
   it('passes a custom range through as typed', () => {
     expect(resolveViewRange({ range: 'custom', from: '2026-11-01T08:00', to: '2026-11-02' }, NOW)).toEqual({ dateFrom: '2026-11-01T08:00', dateTo: '2026-11-02' })
+  })
+
+  it('gives the query functions the dataset, the resolved range and a filter only when there is one', () => {
+    const { state } = parseViewState({ dataset: 'dns', range: 'yesterday' })
+    expect(rangeRequest(state, NOW)).toEqual({ dataset: 'dns', dateFrom: '2026-11-20', dateTo: '2026-11-20', filter: undefined })
+    expect(rangeRequest({ ...state, filter: 'rcode = 3' }, NOW).filter).toBe('rcode = 3')
   })
 })
 

@@ -4,7 +4,7 @@ import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ErrorState } from '@/components/query/states'
 import { AppError } from '@/lib/http/errors'
 import { runDashboard, type DashboardResult } from '@/lib/query/service'
-import { resolveViewRange, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { rangeRequest, type SearchParams, type ViewState } from '@/lib/query/view-state'
 import { loadPageContext } from '../page-context'
 
 export const dynamic = 'force-dynamic'
@@ -22,7 +22,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
 async function Panels({ state }: { state: ViewState }) {
   let result: DashboardResult
   try {
-    result = await runDashboard({ dataset: state.dataset, ...resolveViewRange(state), filter: state.filter || undefined })
+    result = await runDashboard(rangeRequest(state))
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     return <ErrorState title="The dashboard was not run" message={error.message} />

@@ -1,14 +1,14 @@
 import { stringify } from 'csv-stringify/sync'
 import { withAccess } from '@/lib/access/server'
 import { runQuery } from '@/lib/query/service'
-import { parseViewState, resolveViewRange, type SearchParams } from '@/lib/query/view-state'
+import { parseViewState, rangeRequest, type SearchParams } from '@/lib/query/view-state'
 
 export const dynamic = 'force-dynamic'
 
 // GET /query/export?dataset=…&range=…&filter=…&limit=…&offset=… - the rows of that page state as CSV
 export const GET = withAccess('/query/export', async ({ request }) => {
   const { state } = parseViewState(Object.fromEntries(request.nextUrl.searchParams) as SearchParams)
-  const result = await runQuery({ dataset: state.dataset, ...resolveViewRange(state), filter: state.filter || undefined, limit: state.limit, offset: state.offset })
+  const result = await runQuery({ ...rangeRequest(state), limit: state.limit, offset: state.offset })
   // escape_formulas: cells such as user agents and referrers are client-supplied, and a leading
   // = + - @ would run as a formula in a spreadsheet.
   const csv = stringify(result.rows, { header: true, columns: result.columns, escape_formulas: true, cast: { boolean: (b) => String(b) } })
