@@ -49,7 +49,7 @@ const DESCRIPTION = [
 ].join('\n\n')
 
 /** The /mcp path item; `headers` are the rate-limit and request-id headers every answer carries. */
-export function mcpPathItem(headers: z.ZodObject): ZodOpenApiPathItemObject {
+export function mcpPathItem(headers: z.ZodObject, retryAfter: z.ZodType): ZodOpenApiPathItemObject {
   return {
     post: {
       operationId: 'callMcp',
@@ -76,7 +76,7 @@ export function mcpPathItem(headers: z.ZodObject): ZodOpenApiPathItemObject {
         // The gate answers before the tool server sees the request, in the API's error envelope.
         '429': {
           description: 'Rate limit exceeded: retry after the Retry-After seconds',
-          headers: headers.extend({ 'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying' }) }),
+          headers: headers.extend({ 'Retry-After': retryAfter }),
           content: { 'application/json': { schema: ErrorEnvelope } },
         },
       },

@@ -7,6 +7,7 @@ import { INTERNAL_KEY_HEADER } from '@/lib/http/internal-key'
 import { errorCodesOf, TAGS, type Operation } from '@/lib/http/operation'
 import { mcpPathItem } from '@/lib/mcp/openapi'
 import { operations } from '@/lib/operations'
+import { overrideSchema, typeEverySchema } from '@/lib/openapi/schema-fixes'
 
 // The OpenAPI 3.1 document, built from the same operation objects (and Zod schemas) that
 // route() validates with, so the document cannot drift from the handlers.
@@ -25,11 +26,16 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'An upstream service did not answer in time',
 }
 
+// Every answer carries these; each is one component that the responses reference.
 const rateLimitHeaders = {
-  RateLimit: z.string().meta({ description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`' }),
-  'RateLimit-Policy': z.string().meta({ description: 'The quota policy: `"default";q=500;w=30`' }),
-  'X-Request-Id': z.uuid().meta({ description: 'Id of this request, also in logs and error bodies' }),
+  RateLimit: z.string().meta({
+    description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`',
+    header: { id: 'RateLimit' },
+  }),
+  'RateLimit-Policy': z.string().meta({ description: 'The quota policy: `"default";q=500;w=30`', header: { id: 'RateLimitPolicy' } }),
+  'X-Request-Id': z.uuid().meta({ description: 'Id of this request, also in logs and error bodies', header: { id: 'RequestId' } }),
 }
+const retryAfterHeader = z.string().meta({ description: 'Seconds to wait before retrying', header: { id: 'RetryAfter' } })
 
 function errorResponses(op: Operation) {
   const byStatus = new Map<number, ErrorCode[]>()
@@ -40,7 +46,7 @@ function errorResponses(op: Operation) {
     const format = status === 429 ? 'envelope' : status === 403 && op.internal ? 'errorString' : (op.errorFormat ?? 'envelope')
     const headers =
       status === 429
-        ? { ...rateLimitHeaders, 'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying' }) }
+        ? { ...rateLimitHeaders, 'Retry-After': retryAfterHeader }
         : rateLimitHeaders
     responses[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (${codes.join(', ')})`,
@@ -90,11 +96,11 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
     ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op)
   }
   // The tool server is not a route() operation: its requests and answers are JSON-RPC.
-  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders))
+  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders), retryAfterHeader)
   const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
   if (c.DEV_BASE_URL) servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
   const usedTags = new Set([...ops.map((op) => op.tag), 'Tool server'])
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Utility API',
@@ -117,7 +123,9 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
       },
     },
     paths,
-  })
+  }, { override: overrideSchema })
+  typeEverySchema(document as unknown as Record<string, unknown>)
+  return document
 }
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined
