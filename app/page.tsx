@@ -56,8 +56,8 @@ export default async function Home() {
         </li>
       </ul>
 
-      <h2>API groups</h2>
-      <ul className={styles.groups}>
+      <h2 id="groups">API groups</h2>
+      <ul className={styles.groups} aria-labelledby="groups">
         {groups.map((group) => (
           <li key={group.tag}>
             <Link href={`/api/docs#${group.anchor}`}>{group.tag}</Link> <code>{group.prefix}</code>
