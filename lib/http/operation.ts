@@ -76,7 +76,7 @@ export interface Operation<
   deprecated?: boolean
   /** Cache-Control of successful answers. */
   cacheControl?: string
-  /** Example requests; the first successful one also gives the parameters' example values. */
+  /** Example requests; those that succeed also give the parameters' example values. */
   examples?: OperationExample<B>[]
 }
 
