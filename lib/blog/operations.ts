@@ -19,6 +19,7 @@ export const getBlogInfoOp = defineOperation({
   tag: 'Blog',
   summary: 'Blog title, description, logo, icon and URL',
   success: { description: 'Blog metadata', schema: BlogInfo },
+  examples: [{ name: 'info', summary: 'The blog' }],
   errors: [...UPSTREAM_ERRORS],
   cacheControl: CACHE_CONTROL,
 })
@@ -32,6 +33,10 @@ export const listBlogPostsOp = defineOperation({
   description: '`next_page` is the URL of the following page (null on the last one).',
   query: BlogPageQuery,
   success: { description: 'One page of posts', schema: BlogPostList },
+  examples: [
+    { name: 'firstPage', summary: 'The newest posts, two per page', query: { limit: '2' } },
+    { name: 'pageZero', summary: 'A page number below 1', query: { page: '0' } },
+  ],
   errors: [...UPSTREAM_ERRORS],
   cacheControl: CACHE_CONTROL,
 })
@@ -44,6 +49,10 @@ export const getBlogPostOp = defineOperation({
   summary: 'One published post by id or slug, with its HTML body',
   params: BlogPostParams,
   success: { description: 'The post', schema: BlogPost },
+  examples: [
+    { name: 'bySlug', summary: 'A post by its slug', params: { idOrSlug: 'welcome-short' } },
+    { name: 'notFound', summary: 'No published post has this slug', params: { idOrSlug: 'no-such-post' } },
+  ],
   errors: ['not_found', ...UPSTREAM_ERRORS],
   cacheControl: CACHE_CONTROL,
 })
@@ -58,6 +67,7 @@ export const listBlogPostsByTagOp = defineOperation({
   params: BlogTagParams,
   query: BlogPageQuery,
   success: { description: 'One page of posts', schema: BlogPostList },
+  examples: [{ name: 'tagged', summary: 'Posts tagged getting-started', params: { tag: 'getting-started' } }],
   errors: [...UPSTREAM_ERRORS],
   cacheControl: CACHE_CONTROL,
 })
@@ -73,6 +83,7 @@ export const listMessageCenterPostsOp = defineOperation({
     '**Deprecated** alias kept for existing clients; same as `/blog/posts/tag/{tag}` with the Message Center tag. Shadows a post whose slug would be `m365-message-center`.',
   query: BlogPageQuery,
   success: { description: 'One page of Message Center posts', schema: BlogPostList },
+  examples: [{ name: 'firstPage', summary: 'The newest Message Center posts' }],
   errors: [...UPSTREAM_ERRORS],
   cacheControl: CACHE_CONTROL,
 })
@@ -85,6 +96,7 @@ export const listBlogAuthorsOp = defineOperation({
   summary: 'The blog authors',
   description: 'Every author with the same fields; social fields an older Ghost does not have are null. Errors are `{"message": …}`.',
   success: { description: 'The authors', schema: BlogAuthorList },
+  examples: [{ name: 'all', summary: 'Every author' }],
   errors: [...UPSTREAM_ERRORS],
   errorFormat: 'message',
   cacheControl: CACHE_CONTROL,

@@ -15,6 +15,12 @@ export const getDeviceOsVersionOp = defineOperation({
   params: DeviceOsParams,
   query: DeviceOsQuery,
   success: { description: 'The latest version for the model', schema: DeviceOsVersion },
+  examples: [
+    { name: 'iPhone', summary: 'An iPhone, with the version it runs', params: { deviceModel: 'iPhone15,2' }, query: { currentOSVersion: '18.5' } },
+    { name: 'mac', summary: 'A Mac', params: { deviceModel: 'Mac14,2' } },
+    { name: 'unknownModel', summary: 'A model no feed lists', params: { deviceModel: 'iPhone99,9' } },
+    { name: 'malformed', summary: 'Not a model identifier', params: { deviceModel: 'my-phone' } },
+  ],
   errors: ['not_found', 'upstream_failed', 'upstream_timeout'],
   errorFormat: 'statusMessage',
   cacheControl: 'public, max-age=900',

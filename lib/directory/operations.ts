@@ -10,6 +10,11 @@ export const convertIdOp = defineOperation({
   description: 'The direction is chosen from the input: a GUID becomes `S-1-12-1-a-b-c-d`, such a SID becomes the GUID. An invalid ID is a 400 saying what is wrong.',
   params: ConvertIdParams,
   success: { description: 'The converted ID', schema: ConvertIdResult },
+  examples: [
+    { name: 'objectId', summary: 'An object ID to its SID', params: { id: '73d664e4-0886-4a73-b745-c694da45ddb4' } },
+    { name: 'sid', summary: 'A SID to its object ID', params: { id: 'S-1-12-1-1943430372-1249052806-2496021943-3034400218' } },
+    { name: 'invalid', summary: 'Neither an object ID nor a SID', params: { id: 'not-an-id' } },
+  ],
   cacheControl: 'public, max-age=86400, immutable',
 })
 
@@ -22,6 +27,14 @@ export const convertIdsOp = defineOperation({
   description: 'Each item is converted independently: an invalid item gets its own `error` and the valid ones are still converted.',
   body: ConvertIdBatchBody,
   success: { description: 'Per-item results, in input order', schema: ConvertIdBatchResult },
+  examples: [
+    {
+      name: 'mixed',
+      summary: 'An object ID, a SID and an invalid item',
+      body: { ids: ['73d664e4-0886-4a73-b745-c694da45ddb4', 'S-1-12-1-1943430372-1249052806-2496021943-3034400218', 'not-an-id'] },
+    },
+    { name: 'empty', summary: 'No IDs', body: { ids: [] } },
+  ],
 })
 
 export const tenantInfoOp = defineOperation({
@@ -44,6 +57,12 @@ export const tenantInfoOp = defineOperation({
   ].join('\n'),
   query: TenantInfoQuery,
   success: { description: 'The tenant information', schema: TenantInfo },
+  examples: [
+    { name: 'byDomain', summary: 'A tenant by one of its domains', query: { domainName: 'contoso.com' } },
+    { name: 'byTenantId', summary: 'A tenant by its id', query: { tenantId: '6babcaad-604b-40ac-a9d7-9fd97c0b779f' } },
+    { name: 'neither', summary: 'Neither tenantId nor domainName' },
+    { name: 'unknownTenant', summary: 'A domain no tenant uses', query: { domainName: 'xyz.com' } },
+  ],
   errors: ['not_found', 'upstream_failed', 'upstream_timeout'],
   errorFormat: 'successFalse',
   cacheControl: 'public, max-age=300',

@@ -11,6 +11,7 @@ export const listDomainsOp = defineOperation({
     'The domains named by the `PLATFORM_DOMAINS` setting (or, when it is unset, the list shipped with the service), at most 50, each with its NS, MX, SPF and DMARC records looked up live over DNS over HTTPS (answers cached up to 60 s). ' +
     'A domain whose records cannot be read carries an `error` and empty fields; 502/504 only when the resolver fails for every domain.',
   success: { description: 'The platform domains with their records', schema: DomainList },
+  examples: [{ name: 'all', summary: 'Two platform domains' }],
   errors: ['upstream_failed', 'upstream_timeout'],
   cacheControl: 'public, max-age=60',
 })
@@ -35,6 +36,12 @@ export const checkDomainOp = defineOperation({
   params: DomainParams,
   query: DomainHealthQuery,
   success: { description: 'The health report', schema: DomainHealthReport },
+  examples: [
+    { name: 'wellConfigured', summary: 'A domain that passes every check', params: { domain: 'febit.eu' }, varies: ['/checkedAt'] },
+    { name: 'weak', summary: 'A domain with weak mail security', params: { domain: 'weak.example' }, varies: ['/checkedAt'] },
+    { name: 'noSuchDomain', summary: 'A name that does not exist (NXDOMAIN)', params: { domain: 'no-such-name.example' } },
+    { name: 'notADomain', summary: 'Not a domain name', params: { domain: 'not_a_domain' } },
+  ],
   errors: ['not_found', 'upstream_failed', 'upstream_timeout'],
   cacheControl: 'public, max-age=60',
 })

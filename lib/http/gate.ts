@@ -52,6 +52,9 @@ export function forwardIdentity(req: NextRequest, requestId: string, clientIp: s
   return headers
 }
 
+export const rateLimitMessage = (max: number, windowS: number, retryAfter: number | string) =>
+  `Rate limit exceeded: ${max} requests per ${windowS} seconds per client. Retry after ${retryAfter} seconds.`
+
 export async function apiGate(req: NextRequest): Promise<Response> {
   const started = performance.now()
   const requestId = requestIdFrom(req.headers)
@@ -78,7 +81,7 @@ export async function apiGate(req: NextRequest): Promise<Response> {
 
   if (!limit.success) {
     const retryAfter = String(Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000)))
-    const message = `Rate limit exceeded: ${limit.limit} requests per ${config.RATE_LIMIT_WINDOW_S} seconds per client. Retry after ${retryAfter} seconds.`
+    const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
     return reject(429, errorBody('envelope', 'rate_limited', message, requestId), { 'Retry-After': retryAfter })
   }
   if (internal) {

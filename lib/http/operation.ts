@@ -24,6 +24,23 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 type AnyObject = z.ZodType<Record<string, unknown>>
 
+/**
+ * A request whose real answer is an example in the OpenAPI document: `npm run openapi:examples`
+ * sends it to the operation, with the upstream services replaying recorded payloads, and keeps the
+ * answer in lib/openapi/examples.json.
+ */
+export interface OperationExample<B extends z.ZodType | undefined = z.ZodType | undefined> {
+  /** Key of the example in the document, camelCase. */
+  name: string
+  summary: string
+  /** Query and path values as they appear in the URL. */
+  query?: Record<string, string>
+  params?: Record<string, string>
+  body?: B extends z.ZodType ? z.input<B> : never
+  /** JSON pointers of answer values that differ on every call (clock, random ids), not compared when checking freshness. */
+  varies?: string[]
+}
+
 export interface Operation<
   Q extends AnyObject | undefined = AnyObject | undefined,
   P extends AnyObject | undefined = AnyObject | undefined,
@@ -59,6 +76,8 @@ export interface Operation<
   deprecated?: boolean
   /** Cache-Control of successful answers. */
   cacheControl?: string
+  /** Example requests; those that succeed also give the parameters' example values. */
+  examples?: OperationExample<B>[]
 }
 
 export function defineOperation<

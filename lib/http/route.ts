@@ -12,6 +12,7 @@ import { log } from '@/lib/log'
 // error shape. The proxy has already applied the rate limit and set the request id and client IP.
 
 export const REQUEST_ID_HEADER = 'x-request-id'
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error. Quote the request id when contacting support.'
 export const CLIENT_IP_HEADER = 'x-tc-client-ip'
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined
@@ -63,7 +64,7 @@ export function errorResponse(error: unknown, format: ErrorFormat, requestId: st
       route,
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     })
-    appError = new AppError('internal', 'Internal server error. Quote the request id when contacting support.')
+    appError = new AppError('internal', INTERNAL_ERROR_MESSAGE)
   }
   if (appError.status >= 500 && appError.code !== 'internal')
     log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message })

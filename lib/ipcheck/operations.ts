@@ -14,6 +14,12 @@ export const checkIpOp = defineOperation({
   ].join('\n\n'),
   query: IpCheckQuery,
   success: { description: 'The lookup', schema: IpCheckResult },
+  examples: [
+    { name: 'address', summary: 'An IPv4 address', query: { ip: '24.48.0.1' } },
+    { name: 'me', summary: "The caller's own address", query: { location: 'me' } },
+    { name: 'private', summary: 'A private address', query: { ip: '192.168.1.10' } },
+    { name: 'homeNotConfigured', summary: 'location=home on a server without HOME_DDNS_HOSTNAME', query: { location: 'home' } },
+  ],
   errors: ['not_found', 'upstream_failed', 'upstream_timeout'],
   errorFormat: 'statusMessage',
   // Depends on the caller for location=me, so shared caches must not keep it.
@@ -29,6 +35,10 @@ export const checkIpsOp = defineOperation({
   description: 'Each address is validated and answered on its own: an invalid, private or failed item gets its own `error` while the others still succeed. Uncached addresses are fetched from ip-api.com in one batch request.',
   body: IpCheckBatchBody,
   success: { description: 'Per-item results, in input order', schema: IpCheckBatchResult },
+  examples: [
+    { name: 'mixed', summary: 'A public, a private and an invalid address', body: { ips: ['24.48.0.1', '192.168.1.10', '2'] } },
+    { name: 'empty', summary: 'No addresses', body: { ips: [] } },
+  ],
   errorFormat: 'statusMessage',
 })
 

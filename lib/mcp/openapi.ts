@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { ErrorEnvelope } from '@/lib/http/errors'
+import { answersByStatus, type Examples, type RecordedAnswer } from '@/lib/openapi/examples'
 
 // /api/mcp in the OpenAPI document: the HTTP envelope only. The tools themselves, with their input
 // and output schemas, are described by the server's own tools/list answer, not here.
@@ -36,10 +38,49 @@ const JsonRpcError = z
 
 const JsonRpcAnswer = z.union([JsonRpcResult, JsonRpcError])
 
-const jsonRpcErrorResponse = (description: string, headers: z.ZodObject) => ({
+/** A message sent to the tool server whose recorded answer is an example (scripts/openapi-examples.ts). */
+export interface McpExample {
+  name: string
+  summary: string
+  /** The JSON-RPC message, also shown as a request example. */
+  message?: Record<string, unknown>
+  /** A body that is not a JSON-RPC message (sent as is, not shown). */
+  rawBody?: () => string
+  /** Headers that differ from a well-behaved client's. */
+  headers?: Record<string, string>
+  /** false: only the request is shown (tools/list answers with every tool's schemas, too long here). */
+  answerShown?: false
+}
+
+const tools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' })
+
+export const MCP_EXAMPLES: readonly McpExample[] = [
+  {
+    name: 'initialize',
+    summary: 'Initialize (optional: the server is stateless)',
+    message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'example-client', version: '1.0.0' } } },
+  },
+  {
+    name: 'callTool',
+    summary: 'Call a tool',
+    message: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'verify_pds_handle_availability', arguments: { handle: 'greenground.bsky.social' } } },
+  },
+  { name: 'listTools', summary: 'List the tools with their input and output schemas', message: tools(3), answerShown: false },
+  { name: 'initialized', summary: 'A notification gets no answer', message: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+  { name: 'unknownTool', summary: 'Call a tool the server does not have', message: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_weather', arguments: {} } } },
+  { name: 'unknownMethod', summary: 'A method the server does not offer', message: { jsonrpc: '2.0', id: 5, method: 'resources/list' } },
+  { name: 'invalidArguments', summary: 'Arguments that break the tool\'s input schema', message: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'check_domain_health', arguments: { domain: 42 } } } },
+  { name: 'unreadableJson', summary: 'A body that is not JSON', rawBody: () => '{"jsonrpc": "2.0", "id": 7, "method": ' },
+  { name: 'foreignOrigin', summary: 'A browser page of another site (Origin: https://attacker.example)', message: tools(8), headers: { origin: 'https://attacker.example' } },
+  { name: 'acceptJsonOnly', summary: 'Accept: application/json without text/event-stream', message: tools(9), headers: { accept: 'application/json' } },
+  { name: 'textBody', summary: 'Content-Type: text/plain', message: tools(10), headers: { 'content-type': 'text/plain' } },
+  { name: 'tooLarge', summary: 'A body over 4 MiB', rawBody: () => JSON.stringify({ ...tools(11), params: { padding: 'x'.repeat(4 * 1024 * 1024) } }) },
+]
+
+const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, examples?: Examples) => ({
   description,
   headers,
-  content: { 'application/json': { schema: JsonRpcError } },
+  content: { 'application/json': { schema: JsonRpcError, ...(examples ? { examples } : {}) } },
 })
 
 const DESCRIPTION = [
@@ -48,8 +89,17 @@ const DESCRIPTION = [
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',
 ].join('\n\n')
 
-/** The /mcp path item; `headers` are the rate-limit and request-id headers every answer carries. */
-export function mcpPathItem(headers: z.ZodObject): ZodOpenApiPathItemObject {
+/**
+ * The /mcp path item. `headers` are the rate-limit and request-id headers every answer carries;
+ * `answers` the recorded answers to MCP_EXAMPLES; `rateLimited` the gate's 429 examples.
+ */
+export function mcpPathItem(headers: z.ZodObject, retryAfter: z.ZodType, answers: Record<string, RecordedAnswer>, rateLimited: Examples): ZodOpenApiPathItemObject {
+  const byStatus = answersByStatus(
+    MCP_EXAMPLES.map((e) => ({ ...e, request: e.message ? `\`${JSON.stringify(e.message)}\`` : undefined })),
+    answers,
+  )
+  const requests = Object.fromEntries(MCP_EXAMPLES.filter((e) => e.message && !e.headers).map((e) => [e.name, { summary: e.summary, value: e.message }]))
+  const errorResponse = (status: number, description: string) => jsonRpcErrorResponse(description, headers, byStatus.get(status))
   return {
     post: {
       operationId: 'callMcp',
@@ -59,25 +109,25 @@ export function mcpPathItem(headers: z.ZodObject): ZodOpenApiPathItemObject {
       security: [],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: z.union([JsonRpcRequest, z.array(JsonRpcRequest)]) } },
+        content: { 'application/json': { schema: z.union([JsonRpcRequest, z.array(JsonRpcRequest)]), examples: requests } },
       },
       responses: {
         '200': {
           description: 'The answer (an array of answers for a batch)',
           headers,
-          content: { 'application/json': { schema: z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]) } },
+          content: { 'application/json': { schema: z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]), examples: byStatus.get(200) } },
         },
         '202': { description: 'Notifications or responses only: accepted, no body', headers },
-        '400': jsonRpcErrorResponse('Unreadable JSON or not a JSON-RPC message (-32700), or an invalid request (-32600)', headers),
-        '403': jsonRpcErrorResponse('A browser request from an origin that is not allowed', headers),
-        '406': jsonRpcErrorResponse('`Accept` does not list both application/json and text/event-stream', headers),
-        '413': jsonRpcErrorResponse('Body larger than 4 MiB', headers),
-        '415': jsonRpcErrorResponse('`Content-Type` is not application/json', headers),
+        '400': errorResponse(400, 'Unreadable JSON or not a JSON-RPC message (-32700), or an invalid request (-32600)'),
+        '403': errorResponse(403, 'A browser request from an origin that is not allowed'),
+        '406': errorResponse(406, '`Accept` does not list both application/json and text/event-stream'),
+        '413': errorResponse(413, 'Body larger than 4 MiB'),
+        '415': errorResponse(415, '`Content-Type` is not application/json'),
         // The gate answers before the tool server sees the request, in the API's error envelope.
         '429': {
           description: 'Rate limit exceeded: retry after the Retry-After seconds',
-          headers: headers.extend({ 'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying' }) }),
-          content: { 'application/json': { schema: ErrorEnvelope } },
+          headers: headers.extend({ 'Retry-After': retryAfter }),
+          content: { 'application/json': { schema: ErrorEnvelope, examples: rateLimited } },
         },
       },
     },

@@ -7,6 +7,8 @@ import { INTERNAL_KEY_HEADER } from '@/lib/http/internal-key'
 import { errorCodesOf, TAGS, type Operation } from '@/lib/http/operation'
 import { mcpPathItem } from '@/lib/mcp/openapi'
 import { operations } from '@/lib/operations'
+import { addParameterExamples, errorExamples, recordedByStatus, recordedExamples, requestBodyExamples, sharedErrorExamples } from '@/lib/openapi/examples'
+import { overrideSchema, typeEverySchema } from '@/lib/openapi/schema-fixes'
 
 // The OpenAPI 3.1 document, built from the same operation objects (and Zod schemas) that
 // route() validates with, so the document cannot drift from the handlers.
@@ -25,13 +27,18 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'An upstream service did not answer in time',
 }
 
+// Every answer carries these; each is one component that the responses reference.
 const rateLimitHeaders = {
-  RateLimit: z.string().meta({ description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`' }),
-  'RateLimit-Policy': z.string().meta({ description: 'The quota policy: `"default";q=500;w=30`' }),
-  'X-Request-Id': z.uuid().meta({ description: 'Id of this request, also in logs and error bodies' }),
+  RateLimit: z.string().meta({
+    description: 'Remaining quota and seconds to reset (draft-ietf-httpapi-ratelimit-headers): `"default";r=<remaining>;t=<seconds>`',
+    header: { id: 'RateLimit' },
+  }),
+  'RateLimit-Policy': z.string().meta({ description: 'The quota policy: `"default";q=500;w=30`', header: { id: 'RateLimitPolicy' } }),
+  'X-Request-Id': z.uuid().meta({ description: 'Id of this request, also in logs and error bodies', header: { id: 'RequestId' } }),
 }
+const retryAfterHeader = z.string().meta({ description: 'Seconds to wait before retrying', header: { id: 'RetryAfter' } })
 
-function errorResponses(op: Operation) {
+function errorResponses(op: Operation, c: Config) {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of errorCodesOf(op)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
   const responses: Record<string, unknown> = {}
@@ -40,20 +47,23 @@ function errorResponses(op: Operation) {
     const format = status === 429 ? 'envelope' : status === 403 && op.internal ? 'errorString' : (op.errorFormat ?? 'envelope')
     const headers =
       status === 429
-        ? { ...rateLimitHeaders, 'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying' }) }
+        ? { ...rateLimitHeaders, 'Retry-After': retryAfterHeader }
         : rateLimitHeaders
+    const text = STATUS_TEXT[status] ?? 'Error'
     responses[String(status)] = {
-      description: `${STATUS_TEXT[status] ?? 'Error'} (${codes.join(', ')})`,
+      description: `${text} (${codes.join(', ')})`,
       headers: z.object(headers),
-      content: { 'application/json': { schema: ERROR_FORMATS[format].schema } },
+      content: { 'application/json': { schema: ERROR_FORMATS[format].schema, examples: errorExamples(op, status, codes, format, text, c) } },
     }
   }
   return responses
 }
 
-function toOperationObject(op: Operation): ZodOpenApiOperationObject {
+function toOperationObject(op: Operation, c: Config): ZodOpenApiOperationObject {
   const success = op.success
   const status = String(success.status ?? 200)
+  const bodyExamples = requestBodyExamples(op)
+  const successExamples = recordedByStatus(op).get(success.status ?? 200)
   const experimental = op.experimental ? '**Experimental**: may change shape or disappear without notice.\n\n' : ''
   return {
     operationId: op.operationId,
@@ -67,7 +77,7 @@ function toOperationObject(op: Operation): ZodOpenApiOperationObject {
         ? { header: z.object({ [INTERNAL_KEY_HEADER]: z.string().meta({ description: 'Internal API key (never issued to third parties)' }) }) }
         : {}),
     },
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body, ...(bodyExamples ? { examples: bodyExamples } : {}) } } } } : {}),
     ...(op.internal ? { security: [{ internalApiKey: [] }] } : { security: [] }),
     ...(op.experimental ? { 'x-experimental': true } : {}),
     ...(op.deprecated ? { deprecated: true } : {}),
@@ -76,9 +86,9 @@ function toOperationObject(op: Operation): ZodOpenApiOperationObject {
       [status]: {
         description: success.description,
         headers: z.object({ ...rateLimitHeaders, ...(success.headers ?? {}) }),
-        ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
+        ...(success.schema ? { content: { 'application/json': { schema: success.schema, ...(successExamples ? { examples: successExamples } : {}) } } } : {}),
       },
-      ...errorResponses(op),
+      ...errorResponses(op, c),
     },
   } as ZodOpenApiOperationObject
 }
@@ -87,14 +97,14 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
   const paths: ZodOpenApiPathsObject = {}
   for (const op of ops) {
     paths[op.path] ??= {}
-    ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op)
+    ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op, c)
   }
   // The tool server is not a route() operation: its requests and answers are JSON-RPC.
-  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders))
+  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders), retryAfterHeader, recordedExamples.mcp, sharedErrorExamples(['rate_limited'], 'envelope', STATUS_TEXT[429], c))
   const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
   if (c.DEV_BASE_URL) servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
   const usedTags = new Set([...ops.map((op) => op.tag), 'Tool server'])
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Utility API',
@@ -117,7 +127,10 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
       },
     },
     paths,
-  })
+  }, { override: overrideSchema })
+  typeEverySchema(document as unknown as Record<string, unknown>)
+  addParameterExamples(document as unknown as Record<string, unknown>, ops)
+  return document
 }
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined

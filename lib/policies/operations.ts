@@ -11,6 +11,7 @@ export const listPoliciesOp = defineOperation({
   summary: 'The policies applied across the platform',
   description: 'Each policy with its category, version, the date it took effect and where its full text is published.',
   success: { description: 'Every policy', schema: PolicyList },
+  examples: [{ name: 'all', summary: 'Every policy' }],
   cacheControl: CACHE_CONTROL,
 })
 
@@ -23,6 +24,7 @@ export const listPoliciesLegacyOp = defineOperation({
   summary: 'All policies (older path; use /policies)',
   description: '**Deprecated** alias of `GET /policies`, kept for existing clients. Same answer.',
   success: { description: 'Every policy', schema: PolicyList },
+  examples: [{ name: 'all', summary: 'Every policy' }],
   cacheControl: CACHE_CONTROL,
 })
 
@@ -34,6 +36,10 @@ export const getPolicyOp = defineOperation({
   summary: 'One policy by slug',
   params: PolicyParams,
   success: { description: 'The policy', schema: Policy },
+  examples: [
+    { name: 'privacy', summary: 'The privacy policy', params: { slug: 'privacy-policy' } },
+    { name: 'notFound', summary: 'No policy has this slug', params: { slug: 'refund-policy' } },
+  ],
   errors: ['not_found'],
   cacheControl: CACHE_CONTROL,
 })

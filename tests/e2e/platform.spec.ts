@@ -5,7 +5,7 @@ test('the landing page says what the service is and links its surfaces', async (
   await expect(page.getByRole('heading', { name: 'Utility API' })).toBeVisible()
   await expect(page.getByRole('link', { name: 'API reference' })).toHaveAttribute('href', '/api/docs')
   await expect(page.getByRole('link', { name: 'OpenAPI document' })).toHaveAttribute('href', '/api/openapi.json')
-  await expect(page.getByRole('link', { name: 'MCP endpoint' })).toHaveAttribute('href', '/api/mcp')
+  await expect(page.getByRole('heading', { name: 'Connect an MCP client' })).toBeVisible()
 })
 
 test('the docs page renders the operations and loads nothing from other origins', async ({ page }, testInfo) => {
