@@ -1,11 +1,14 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/query/datasets'
+import { createPartitions } from '@/lib/query/partitions'
+import { rebuildRollup } from '@/lib/query/rollups'
 
 // Demonstration data for every dataset (`npm run db:seed`), generated inside the database with
 // generate_series so a million rows take seconds, not a million round trips. Every row is marked
 // demo = true; reseeding replaces earlier demo rows and never touches real ones. Values are drawn
-// from small skewed vocabularies so the dashboards show realistic top-10s and a long tail.
+// from small skewed vocabularies so the dashboards show realistic top-10s and a long tail. The
+// day partitions are created first, and the dataset's rollup is rebuilt from its rows afterwards.
 
 const CHUNK = 100_000
 
@@ -114,6 +117,8 @@ export async function seed(db: Db, opts: SeedOptions): Promise<Record<string, nu
   const out: Record<string, number> = {}
   for (const id of opts.datasets ?? DATASET_IDS) {
     const table = sql.identifier(DATASETS[id].table)
+    const now = new Date()
+    await createPartitions(db, id, new Date(now.getTime() - days * 86_400_000), now)
     if (!opts.append) await db.execute(sql`DELETE FROM ${table} WHERE demo`)
     for (let done = 0; done < opts.rows; ) {
       const n = Math.min(CHUNK, opts.rows - done)
@@ -121,7 +126,10 @@ export async function seed(db: Db, opts: SeedOptions): Promise<Record<string, nu
       done += n
       opts.onProgress?.(id, done)
     }
-    await db.execute(sql`VACUUM ANALYZE ${table}`) // visibility map for index-only scans, fresh statistics
+    await rebuildRollup(db, id)
+    // Visibility map for index-only scans, fresh statistics (of the parent and its partitions).
+    await db.execute(sql`VACUUM ANALYZE ${table}`)
+    await db.execute(sql`VACUUM ANALYZE ${sql.identifier(`${DATASETS[id].table}_rollup`)}`)
     out[id] = opts.rows
   }
   return out
