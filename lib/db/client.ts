@@ -37,8 +37,8 @@ export interface ReadOnlySession {
 export interface Database {
   driver: Driver
   db: Db
-  /** Applies pending migrations from ./drizzle (idempotent; serialised across processes on Postgres). */
-  migrate(): Promise<void>
+  /** Applies pending migrations from ./drizzle, or another folder (idempotent; serialised across processes on Postgres). */
+  migrate(migrationsFolder?: string): Promise<void>
   /**
    * Runs `fn` with a read-only session as QUERY_ROLE whose statements time out after `timeoutMs`.
    * node-postgres: a pool of its own whose connections start with those settings, so a statement
@@ -131,7 +131,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       driver,
       db: db as unknown as Db,
       // One process owns a PGlite directory, so there is nothing to serialise with.
-      migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      migrate: (migrationsFolder = MIGRATIONS_FOLDER) => migratePglite(db, { migrationsFolder }),
       // PGlite's transaction() holds its one connection, so the request-log writer's inserts wait
       // instead of landing inside this read-only transaction.
       readOnly: (timeoutMs, fn) =>
@@ -155,9 +155,9 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     return {
       driver,
       db: db as unknown as Db,
-      migrate: async () => {
+      migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
         const client = await pool.connect()
-        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
+        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder }))
       },
       readOnly: async (timeoutMs, fn) => inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
       close: () => pool.end(),
@@ -190,9 +190,9 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   return {
     driver,
     db: db as unknown as Db,
-    migrate: async () => {
+    migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
       const client = await pool.connect()
-      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
+      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder }))
     },
     readOnly: async (timeoutMs, fn) => {
       const readers = readerPool()

@@ -48,6 +48,10 @@ export interface ExecOptions {
   database?: Database
   /** Statement timeout; may only tighten QUERY_STATEMENT_TIMEOUT_MS. */
   timeoutMs?: number
+  /** Exact-count limit; may only lower QUERY_EXACT_COUNT_LIMIT. */
+  exactCountLimit?: number
+  /** False: read raw rows even where a rollup could answer (tests compare the two). */
+  rollups?: boolean
 }
 
 type Statement = QueryResult['sql']
@@ -79,7 +83,7 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${time} DESC, "id" DESC ${page}`
 
   const started = performance.now()
-  const [rows, count] = await readOnly(opts, (session) => Promise.all([session.execute(rowsSql), countMatching(session, dataset, from, to, filter, where)]))
+  const [rows, count] = await readOnly(opts, (session) => Promise.all([session.execute(rowsSql), countMatching(session, { dataset, from, to, filter, where }, opts)]))
   const last = rows.at(-1)
   const more = rows.length === req.limit && !(count.exact && req.offset + rows.length >= count.value)
   return {
@@ -113,14 +117,14 @@ interface Count {
  * From the rollup when it can answer (exact, a few hundred rollup rows at most); else a count capped
  * at QUERY_EXACT_COUNT_LIMIT + 1 rows, and past the cap the planner's estimate.
  */
-async function countMatching(session: ReadOnlySession, dataset: DatasetDef, from: Date, to: Date, filter: CheckedFilter, where: SQL): Promise<Count> {
+async function countMatching(session: ReadOnlySession, { dataset, from, to, filter, where }: Omit<PanelRange, 'spec'>, opts: ExecOptions): Promise<Count> {
   const spec = rollupSpec(dataset)
-  const dimension = rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', filter.columns) : null
+  const dimension = opts.rollups !== false && rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', filter.columns) : null
   if (dimension !== null) {
     const query = sql`SELECT coalesce(sum("rows"), 0) AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${filterClause(filter.sql)}`
     return { value: Number((await session.execute(query))[0].count), exact: true, query }
   }
-  const cap = config.QUERY_EXACT_COUNT_LIMIT
+  const cap = Math.min(opts.exactCountLimit ?? config.QUERY_EXACT_COUNT_LIMIT, config.QUERY_EXACT_COUNT_LIMIT)
   const table = id(dataset.table)
   const query = sql`SELECT count(*) AS "count" FROM (SELECT 1 FROM ${table} WHERE ${where} LIMIT ${cap + 1}) AS "matching"`
   const counted = Number((await session.execute(query))[0].count)
@@ -175,7 +179,7 @@ interface PanelRange {
 }
 
 async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): Promise<DashboardPanel> {
-  const dimension = rollupAligned(range.from, range.to) ? rollupDimensionFor(range.spec, panel, range.filter.columns) : null
+  const dimension = opts.rollups !== false && rollupAligned(range.from, range.to) ? rollupDimensionFor(range.spec, panel, range.filter.columns) : null
   const source = dimension === null ? 'rows' : 'rollup'
   const { query, bucketS } = dimension === null ? panelSql(panel, range) : rollupPanelSql(panel, range, dimension)
   const rows = await readOnly(opts, (session) => session.execute(query))
