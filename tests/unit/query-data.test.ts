@@ -6,6 +6,7 @@ import { setDatabase, type Database } from '@/lib/db/client'
 import { AppError } from '@/lib/http/errors'
 import { ingestBatch } from '@/lib/query/ingest'
 import { writeRequestLog } from '@/lib/query/request-log-store'
+import { rebuildRollup } from '@/lib/query/rollups'
 import { createRequestLogWriter } from '@/lib/query/request-log-writer'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
 import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
@@ -450,5 +451,135 @@ describe(`request log writer (${driverName})`, () => {
     const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: "request_id LIKE 'rlw-%'" })
     expect(Object.fromEntries(r.rows.map((row) => [row.request_id, row.client_ip]))).toEqual({ 'rlw-1': '203.0.113.0', 'rlw-2': '2001:db8:abcd::', 'rlw-3': null })
     expect(r.rows[0]).toMatchObject({ query: 'ip=***', api_key_present: true, country: 'FR', duration_ms: 3.5 })
+  })
+})
+
+describe(`idempotent request log (${driverName})`, () => {
+  const day = '2026-01-14'
+  const entry = (i: number) => ({
+    time: new Date(Date.parse(`${day}T09:00:00Z`) + i * 1000),
+    requestId: `ack-${i}`,
+    method: 'GET',
+    route: '/api/health',
+    query: '',
+    status: i % 10 === 0 ? 503 : 200,
+    durationMs: 1 + (i % 7),
+    clientIp: '203.0.113.9',
+    country: null,
+    userAgent: null,
+    referrer: null,
+    apiKeyPresent: false,
+    rateLimited: false,
+    mcpTool: null,
+  })
+  const stored = async () => {
+    const [r] = (await replay({ text: "SELECT count(*) AS n, count(DISTINCT request_id) AS d FROM request_log WHERE request_id LIKE 'ack-%'", params: [] })) as Array<{ n: string; d: string }>
+    const rollup = await runQuery({ dataset: 'requests', dateFrom: day, dateTo: day })
+    return { rows: Number(r.n), distinct: Number(r.d), rollup: rollup.count }
+  }
+
+  it('stores every request once when insert acknowledgements are lost and batches are written again', async () => {
+    // The first two writes reach the database, but their answers are lost: the writer keeps the
+    // batch and writes it again with the next one.
+    let writes = 0
+    const lossy = new Proxy(database.db, {
+      get: (target, prop, receiver) =>
+        prop !== 'execute'
+          ? Reflect.get(target, prop, receiver)
+          : async (query: never) => {
+              const result = await target.execute(query)
+              if (++writes <= 2) throw new Error('Connection terminated: acknowledgement lost')
+              return result
+            },
+    })
+    const writer = createRequestLogWriter({ db: async () => lossy, flushMs: 60_000 })
+    for (let i = 0; i < 300; i++) writer.record(entry(i))
+    await writer.flush()
+    expect(writer.pending()).toBe(300) // kept for retry, though stored
+    await writer.flush()
+    for (let i = 300; i < 400; i++) writer.record(entry(i))
+    await writer.stop()
+    expect([writes, writer.pending()]).toEqual([3, 0])
+    expect(await stored()).toEqual({ rows: 400, distinct: 400, rollup: 400 })
+  })
+
+  it('ignores replays, including two writers replaying the same batch at once', async () => {
+    // The writer stores client networks; a replay carries what was stored.
+    const rows = Array.from({ length: 400 }, (_, i) => ({ ...entry(i), clientIp: '203.0.113.0' }))
+    expect(await writeRequestLog(database.db, rows)).toBe(0)
+    const more = Array.from({ length: 200 }, (_, i) => entry(400 + i))
+    const inserted = await Promise.all([writeRequestLog(database.db, more), writeRequestLog(database.db, more)])
+    expect(inserted[0] + inserted[1]).toBe(200)
+    expect(await stored()).toEqual({ rows: 600, distinct: 600, rollup: 600 })
+  })
+})
+
+describe(`exact dashboard ratios (${driverName})`, () => {
+  // 3 server errors and 47 client errors in 11,424 requests: 0.026 % and 0.41 %, which rounding to
+  // two decimals before scaling turned into 0.
+  const day = '2026-01-12'
+  beforeAll(async () => {
+    const rows = Array.from({ length: 11_424 }, (_, i) => ({
+      time: new Date(Date.parse(`${day}T00:00:00Z`) + i * 7000),
+      requestId: `ratio-${i}`,
+      method: 'GET',
+      route: '/api/ratio',
+      status: i < 3 ? 500 : i < 50 ? 404 : 200,
+      durationMs: 5,
+      clientIp: null,
+    }))
+    await writeRequestLog(database.db, rows)
+  }, 60_000)
+
+  it.each([
+    ['rollup', undefined],
+    ['rows', "route = '/api/ratio' AND method = 'GET'"],
+  ])('returns 3/11,424 and 47/11,424 unrounded (from the %s)', async (source, filter) => {
+    const d = await runDashboard({ dataset: 'requests', dateFrom: day, dateTo: day, filter })
+    expect(d.panels.find((p) => p.id === 'latency')).toMatchObject({ source, count: 11_424, errorRate: 3 / 11_424, clientErrorRate: 47 / 11_424 })
+  })
+
+  it('marks a count above the exact limit as an estimate, with the statement it came from', async () => {
+    const r = await runQuery({ dataset: 'requests', dateFrom: day, dateTo: day, filter: "method = 'GET'" }, { exactCountLimit: 1000 })
+    expect(r.countExact).toBe(false)
+    expect(r.count).toBeGreaterThan(1000)
+    expect(r.countSql.params.at(-1)).toBe(1001)
+    expect(r.estimateSql?.text).toMatch(/^EXPLAIN \(FORMAT JSON\) SELECT 1 FROM "request_log" WHERE /)
+    expect(r.nextCursor).not.toBeNull()
+  })
+})
+
+describe(`keyset paging (${driverName})`, () => {
+  const day = '2026-01-13'
+  beforeAll(async () => {
+    // Ties on the time column and microseconds the page's JSON cannot show: only (time, id) orders them.
+    await database.db.execute(sql`INSERT INTO request_log (time, request_id, method, route, status, duration_ms)
+      SELECT timestamptz '2026-01-13T10:00:00Z' + (g / 4) * interval '1 millisecond' + (g % 2) * interval '1 microsecond', 'key-' || g, 'GET', '/api/keyset', 200, 1
+      FROM generate_series(1, 53) AS g`)
+    await rebuildRollup(database.db, 'requests')
+  }, 60_000)
+
+  it('visits every row once, in the order of offset paging, and stops on the last page', async () => {
+    const request = { dataset: 'requests' as const, dateFrom: day, dateTo: day, filter: "route = '/api/keyset'" }
+    const all = (await runQuery({ ...request, limit: 500 })).rows.map((r) => r.request_id)
+    expect(all).toHaveLength(53)
+    const seen: unknown[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = await runQuery({ ...request, limit: 7, offset: seen.length, cursor })
+      if (cursor) expect(page.sql.text).toContain('AND ("time", "id") < ($3::timestamptz, $4::bigint) ORDER BY "time" DESC, "id" DESC LIMIT $5')
+      expect(page.offset).toBe(seen.length)
+      seen.push(...page.rows.map((r) => r.request_id))
+      cursor = page.nextCursor ?? undefined
+      pages++
+    } while (cursor)
+    expect(pages).toBe(8)
+    expect(seen).toEqual(all)
+  })
+
+  it('rejects a cursor it did not issue', async () => {
+    const e = await appError(runQuery({ dataset: 'requests', dateFrom: day, dateTo: day, cursor: "2026-01-13T10:00:00Z'; DROP TABLE x" }))
+    expect([e.code, e.message]).toEqual(['invalid_input', 'cursor: must be a nextCursor returned by an earlier page'])
   })
 })
