@@ -84,7 +84,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
         d = new Date(ms)
       } else if (typeof raw === 'string') d = new Date(raw)
       else return bad()
-      return Number.isNaN(d.getTime()) ? bad() : d
+      // Postgres timestamps start in 4713 BC; an earlier date would fail the whole batch.
+      return Number.isNaN(d.getTime()) || d.getUTCFullYear() < -4712 ? bad() : d
     }
     case 'integer':
     case 'bigint': {
