@@ -10,6 +10,7 @@ import { rebuildRollup } from '@/lib/query/rollups'
 import { createRequestLogWriter } from '@/lib/query/request-log-writer'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
 import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
+import { requestLogEntry } from '@/tests/helpers/request-log-entry'
 import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
 
 // The query application's data functions against a real database: PGlite in memory by default,
@@ -426,22 +427,8 @@ describe(`ingest (${driverName})`, () => {
 describe(`request log writer (${driverName})`, () => {
   it('writes batches with truncated client addresses', async () => {
     const writer = createRequestLogWriter({ db: async () => database.db, flushMs: 60_000 })
-    const entry = (id: string, clientIp: string) => ({
-      time: new Date(`${DAY}T20:00:00Z`),
-      requestId: id,
-      method: 'GET',
-      route: '/api/ipcheck',
-      query: 'ip=***',
-      status: 200,
-      durationMs: 3.5,
-      clientIp,
-      country: 'FR',
-      userAgent: 'curl/8',
-      referrer: null,
-      apiKeyPresent: true,
-      rateLimited: false,
-      mcpTool: null,
-    })
+    const entry = (requestId: string, clientIp: string) =>
+      requestLogEntry({ time: new Date(`${DAY}T20:00:00Z`), requestId, route: '/api/ipcheck', query: 'ip=***', durationMs: 3.5, clientIp, country: 'FR', userAgent: 'curl/8', apiKeyPresent: true })
     writer.record(entry('rlw-1', '203.0.113.77'))
     writer.record(entry('rlw-2', '2001:db8:abcd:12::1'))
     writer.record(entry('rlw-3', 'unknown'))
@@ -456,22 +443,8 @@ describe(`request log writer (${driverName})`, () => {
 
 describe(`idempotent request log (${driverName})`, () => {
   const day = '2026-01-14'
-  const entry = (i: number) => ({
-    time: new Date(Date.parse(`${day}T09:00:00Z`) + i * 1000),
-    requestId: `ack-${i}`,
-    method: 'GET',
-    route: '/api/health',
-    query: '',
-    status: i % 10 === 0 ? 503 : 200,
-    durationMs: 1 + (i % 7),
-    clientIp: '203.0.113.9',
-    country: null,
-    userAgent: null,
-    referrer: null,
-    apiKeyPresent: false,
-    rateLimited: false,
-    mcpTool: null,
-  })
+  const entry = (i: number) =>
+    requestLogEntry({ time: new Date(Date.parse(`${day}T09:00:00Z`) + i * 1000), requestId: `ack-${i}`, status: i % 10 === 0 ? 503 : 200, durationMs: 1 + (i % 7), clientIp: '203.0.113.9' })
   const stored = async () => {
     const [r] = (await replay({ text: "SELECT count(*) AS n, count(DISTINCT request_id) AS d FROM request_log WHERE request_id LIKE 'ack-%'", params: [] })) as Array<{ n: string; d: string }>
     const rollup = await runQuery({ dataset: 'requests', dateFrom: day, dateTo: day })
