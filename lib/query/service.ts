@@ -77,7 +77,8 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const where = whereSql(dataset, from, to, filter.sql)
   const time = id(dataset.timeColumn)
   const after = req.cursor ? parseCursor(req.cursor) : null
-  const keyset = after ? sql` AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)` : sql``
+  // The plain bound on the time column lets Postgres skip the day partitions after the cursor.
+  const keyset = after ? sql` AND ${time} <= ${after.time}::timestamptz AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)` : sql``
   const page = after ? sql`LIMIT ${req.limit}` : sql`LIMIT ${req.limit} OFFSET ${req.offset}`
   // "id" and the time in microseconds make the next page's cursor; they are not returned as columns.
   const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${time} DESC, "id" DESC ${page}`

@@ -541,7 +541,7 @@ describe(`keyset paging (${driverName})`, () => {
     let pages = 0
     do {
       const page = await runQuery({ ...request, limit: 7, offset: seen.length, cursor })
-      if (cursor) expect(page.sql.text).toContain('AND ("time", "id") < ($3::timestamptz, $4::bigint) ORDER BY "time" DESC, "id" DESC LIMIT $5')
+      if (cursor) expect(page.sql.text).toContain('AND "time" <= $3::timestamptz AND ("time", "id") < ($4::timestamptz, $5::bigint) ORDER BY "time" DESC, "id" DESC LIMIT $6')
       expect(page.offset).toBe(seen.length)
       seen.push(...page.rows.map((r) => r.request_id))
       cursor = page.nextCursor ?? undefined
