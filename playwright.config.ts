@@ -24,7 +24,7 @@ export default defineConfig({
     command: 'npm run --silent db:seed -- --rows 5000 && node server.mjs',
     url: `http://127.0.0.1:${PORT}/api/health`,
     reuseExistingServer: false,
-    timeout: 120_000,
+    timeout: 240_000, // seeding creates 31 days of partitions and rebuilds the rollups in WASM Postgres
     env: {
       PORT: String(PORT),
       HOST: '127.0.0.1',

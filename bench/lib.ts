@@ -40,4 +40,21 @@ export async function medianMs(runs: number, fn: () => Promise<unknown>): Promis
   return times[Math.floor(times.length / 2)]
 }
 
+/**
+ * Medians of `a` and `b` over `runs` runs each, alternating a and b, so both see the same load on
+ * a shared machine.
+ */
+export async function pairedMedians(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  const times: [number[], number[]] = [[], []]
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of [a, b].entries()) {
+      const t0 = performance.now()
+      await fn()
+      times[k].push(performance.now() - t0)
+    }
+  }
+  const median = (t: number[]) => t.sort((x, y) => x - y)[Math.floor(t.length / 2)]
+  return [median(times[0]), median(times[1])]
+}
+
 export type Scenario = { name: string; run: () => Promise<BenchRow[]> }

@@ -1,4 +1,6 @@
-import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, smallint, text, timestamp, unique, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
+import { DATASETS, rollupDimensions, type ColumnType, type DatasetDef } from '../lib/query/datasets'
 
 // The query application's tables. One table per dataset; lib/query/datasets.ts describes the
 // columns users may see and filter on (a unit test keeps the two in step). Column names are
@@ -6,12 +8,19 @@ import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, text, 
 //
 // Every table has an identity `id` (a stable tie-break for paging, never exposed) and `demo`
 // (rows written by `npm run db:seed`). Gateway tables carry `row_hash`, the SHA-256 of the
-// ingested NDJSON line, unique so a re-delivered Logpush batch inserts nothing twice.
+// ingested NDJSON line, so a re-delivered Logpush batch inserts nothing twice; request_log rows
+// are unique by request id, so a replayed entry is not stored twice either.
+//
+// The five dataset tables and their rollups are partitioned by day on their time column
+// (drizzle/0002_partitions.sql; lib/query/partitions.ts creates and drops partitions). Postgres
+// requires every primary key and unique constraint of a partitioned table to include the
+// partition key, hence (time, id), (request_id, time) and (row_hash, datetime): the row hash
+// covers the line's own timestamp, so the pair is as unique as the hash alone.
 
-const id = () => bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity()
+const id = () => bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity()
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 const demo = () => boolean('demo').notNull().default(false)
-const rowHash = () => text('row_hash').unique()
+const rowHash = () => text('row_hash')
 
 export const requestLog = pgTable(
   'request_log',
@@ -34,10 +43,16 @@ export const requestLog = pgTable(
     demo: demo(),
   },
   (t) => [
-    index('request_log_time_idx').on(t.time, t.id),
+    primaryKey({ name: 'request_log_pkey', columns: [t.time, t.id] }),
+    unique('request_log_request_id_time_key').on(t.requestId, t.time),
     index('request_log_route_time_idx').on(t.route, t.time),
     index('request_log_status_time_idx').on(t.status, t.time),
     index('request_log_client_ip_idx').on(t.clientIp),
+    // Quick filters (lib/query/datasets.ts): each one reads an index, not every row of a day.
+    index('request_log_mcp_tool_time_idx').on(t.mcpTool, t.time),
+    index('request_log_rate_limited_time_idx').on(t.time).where(sql`rate_limited`),
+    index('request_log_api_key_time_idx').on(t.time).where(sql`api_key_present`),
+    index('request_log_slow_time_idx').on(t.time).where(sql`duration_ms > 1000`),
   ],
 )
 
@@ -69,10 +84,15 @@ export const gatewayDns = pgTable(
     rowHash: rowHash(),
   },
   (t) => [
-    index('gateway_dns_time_idx').on(t.datetime, t.id),
-    index('gateway_dns_decision_time_idx').on(t.resolverDecision, t.datetime),
+    primaryKey({ name: 'gateway_dns_pkey', columns: [t.datetime, t.id] }),
+    unique('gateway_dns_row_hash_key').on(t.rowHash, t.datetime),
+    // text_pattern_ops: LIKE 'blocked%' uses the index whatever the database's collation.
+    index('gateway_dns_decision_time_idx').on(t.resolverDecision.op('text_pattern_ops'), t.datetime),
     index('gateway_dns_query_name_idx').on(t.queryName),
     index('gateway_dns_email_idx').on(t.email),
+    index('gateway_dns_rcode_time_idx').on(t.rcode, t.datetime),
+    index('gateway_dns_redirected_time_idx').on(t.datetime).where(sql`redirect_target_uri IS NOT NULL`),
+    index('gateway_dns_no_user_time_idx').on(t.datetime).where(sql`user_id IS NULL`),
   ],
 )
 
@@ -109,10 +129,13 @@ export const gatewayHttp = pgTable(
     rowHash: rowHash(),
   },
   (t) => [
-    index('gateway_http_time_idx').on(t.datetime, t.id),
+    primaryKey({ name: 'gateway_http_pkey', columns: [t.datetime, t.id] }),
+    unique('gateway_http_row_hash_key').on(t.rowHash, t.datetime),
     index('gateway_http_action_time_idx').on(t.action, t.datetime),
     index('gateway_http_host_idx').on(t.httpHost),
     index('gateway_http_email_idx').on(t.email),
+    index('gateway_http_destination_port_time_idx').on(t.destinationPort, t.datetime),
+    index('gateway_http_not_global_time_idx').on(t.datetime).where(sql`policy_name IS DISTINCT FROM 'Global Policy'`),
   ],
 )
 
@@ -142,10 +165,12 @@ export const gatewayNetwork = pgTable(
     rowHash: rowHash(),
   },
   (t) => [
-    index('gateway_network_time_idx').on(t.datetime, t.id),
+    primaryKey({ name: 'gateway_network_pkey', columns: [t.datetime, t.id] }),
+    unique('gateway_network_row_hash_key').on(t.rowHash, t.datetime),
     index('gateway_network_action_time_idx').on(t.action, t.datetime),
     index('gateway_network_destination_ip_idx').on(t.destinationIp),
     index('gateway_network_email_idx').on(t.email),
+    index('gateway_network_transport_time_idx').on(t.transport, t.datetime),
   ],
 )
 
@@ -196,8 +221,55 @@ export const gatewaySessions = pgTable(
     rowHash: rowHash(),
   },
   (t) => [
-    index('gateway_sessions_time_idx').on(t.sessionStartTime, t.id),
+    primaryKey({ name: 'gateway_sessions_pkey', columns: [t.sessionStartTime, t.id] }),
+    unique('gateway_sessions_row_hash_key').on(t.rowHash, t.sessionStartTime),
     index('gateway_sessions_protocol_time_idx').on(t.protocol, t.sessionStartTime),
     index('gateway_sessions_email_idx').on(t.email),
+    index('gateway_sessions_client_tls_time_idx').on(t.clientTlsVersion, t.sessionStartTime),
+    index('gateway_sessions_reused_time_idx').on(t.sessionStartTime).where(sql`connection_reuse`),
   ],
 )
+
+// Per-minute and per-hour aggregates of each dataset, kept in step with its rows in the same
+// statement that inserts them (lib/query/rollups.ts). One row per (grain, bucket, dimension,
+// value): `dimension` names the column it groups by ('' for the totals), that column holds the
+// value and the other dimension columns are NULL. Latency datasets also group the totals by
+// `duration_bucket`, a log-scale histogram bucket of the duration (2^(1/4) steps).
+
+const DIMENSION_TYPES: Record<ColumnType, (name: string) => PgColumnBuilderBase> = {
+  timestamp: (name) => at(name),
+  text: (name) => text(name),
+  integer: (name) => integer(name),
+  bigint: (name) => bigint(name, { mode: 'number' }),
+  number: (name) => doublePrecision(name),
+  boolean: (name) => boolean(name),
+  inet: (name) => inet(name),
+}
+
+function rollupTable(dataset: DatasetDef) {
+  const dimensions = rollupDimensions(dataset)
+  const typeOf = (name: string) => dataset.columns.find((c) => c.name === name)!.type
+  const latency = dataset.panels.some((p) => p.kind === 'latency')
+  const sums = [...new Set(dataset.panels.flatMap((p) => (p.kind === 'timeseries' ? p.series.flatMap((s) => (s.aggregate === 'sum' ? [s.column] : [])) : [])))]
+  const columns: Record<string, PgColumnBuilderBase> = {
+    dimension: text('dimension').notNull(),
+    grain: text('grain').notNull(),
+    bucket: at('bucket').notNull(),
+    ...Object.fromEntries(dimensions.map((name) => [name, DIMENSION_TYPES[typeOf(name)](name)])),
+    ...(latency ? { duration_bucket: smallint('duration_bucket') } : {}),
+    rows: bigint('rows', { mode: 'number' }).notNull(),
+    ...(latency ? { server_errors: bigint('server_errors', { mode: 'number' }).notNull(), client_errors: bigint('client_errors', { mode: 'number' }).notNull() } : {}),
+    ...Object.fromEntries(sums.map((name) => [name, bigint(name, { mode: 'number' }).notNull()])),
+  }
+  const name = `${dataset.table}_rollup`
+  return pgTable(name, columns, (t) => {
+    const key = ['dimension', 'grain', 'bucket', ...dimensions, ...(latency ? ['duration_bucket'] : [])].map((c) => t[c])
+    return [unique(`${name}_key`).on(...(key as [never, ...never[]])).nullsNotDistinct()]
+  })
+}
+
+export const requestLogRollup = rollupTable(DATASETS.requests)
+export const gatewayDnsRollup = rollupTable(DATASETS.dns)
+export const gatewayHttpRollup = rollupTable(DATASETS.http)
+export const gatewayNetworkRollup = rollupTable(DATASETS.network)
+export const gatewaySessionsRollup = rollupTable(DATASETS.sessions)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
 
 // The only module that reads process.env. Parsed once; a bad value stops start-up naming the
 // variable. Every variable has a default that works, so the service runs with none set.
@@ -14,6 +15,16 @@ const bool = (fallback: boolean) =>
 const list = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : (v ?? [])),
   z.array(z.string()),
+)
+
+/** `requests=90,dns=30` (per dataset) or `60` (every dataset) → days per dataset id. */
+const retention = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string' || v.trim() === '') return {}
+    if (/^\s*\d+\s*$/.test(v)) return Object.fromEntries(DATASET_IDS.map((id) => [id, v.trim()]))
+    return Object.fromEntries(v.split(',').filter((p) => p.trim()).map((p) => p.split('=').map((s) => s.trim())))
+  },
+  z.partialRecord(z.enum(DATASET_IDS, { error: `each entry must be dataset=days with a dataset among ${DATASET_IDS.join(', ')}` }), z.coerce.number().int().min(1).max(3660)),
 )
 
 const EnvSchema = z.object({
@@ -93,6 +104,9 @@ const EnvSchema = z.object({
   PGLITE_DIR: z.string().default('.data/pglite'),
   QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),
   QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
+  /** Counts up to this many rows are exact; above it the planner's estimate is shown, marked as such. */
+  QUERY_EXACT_COUNT_LIMIT: int(100_000, 1_000, 100_000_000),
+  QUERY_RETENTION_DAYS: retention as z.ZodType<Partial<Record<DatasetId, number>>>,
   LOG_FULL_IP: bool(false),
   LOGPUSH_SECRET: optionalString,
 })

@@ -1,7 +1,8 @@
 import 'server-only'
 
 // Process start-up, imported once by instrumentation.ts on the Node.js runtime. Subsystems that
-// need a start (database migrations, the request-log writer) add their call to startServices().
+// need a start (database migrations, the request-log writer, partition maintenance) add their
+// call to startServices().
 
 async function startServices() {
   const { config, rateLimitStoreKind } = await import('@/lib/config')
@@ -18,6 +19,7 @@ async function startServices() {
   // at start does not stop the API; it is retried on first use and shows in /api/health.
   const { describeTarget, getReadyDatabase } = await import('@/lib/db/client')
   const { startRequestLog } = await import('@/lib/query/request-log-writer')
+  const { startPartitionMaintenance } = await import('@/lib/query/partitions')
   try {
     const database = await getReadyDatabase()
     log.info('database ready', { driver: database.driver, target: describeTarget(config) })
@@ -28,6 +30,8 @@ async function startServices() {
     })
   }
   startRequestLog()
+  // Day partitions ahead of time, the default partitions drained, expired days dropped.
+  startPartitionMaintenance(async () => (await getReadyDatabase()).db)
 }
 
 try {

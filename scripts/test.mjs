@@ -41,6 +41,7 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 })
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
+const QUERY_DATA_SUITES = ['tests/unit/query-data.test.ts', 'tests/unit/query-partitions.test.ts', 'tests/unit/query-migration.test.ts', 'tests/unit/query-rollups.test.ts']
 await ensureDatabase(testDatabaseUrl).catch((error) => console.warn(`could not create the test database: ${error.message}`))
 
 const stages = [
@@ -50,10 +51,10 @@ const stages = [
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
   vitest('unit', 'unit'),
   // The database-backed unit tests run on PGlite in the stage above and again here on a real
-  // Postgres (emptied first: give it a database of its own).
-  vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/unit/query-data.test.ts']),
+  // Postgres (emptied first: give it a database of its own; each suite adds a suffix to its name).
+  vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, QUERY_DATA_SUITES),
   // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
-  vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, ['tests/unit/query-data.test.ts']),
+  vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, QUERY_DATA_SUITES),
   vitest('integration', 'integration'),
   // The query application's routes and pages ran on PGlite above; again on the real Postgres.
   vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts']),

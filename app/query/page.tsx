@@ -19,7 +19,7 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
 }
 
 async function Results({ base, state }: { base: string; state: ViewState }) {
-  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset }
+  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined }
   let result: QueryResult
   try {
     result = await runQuery(request)
@@ -28,6 +28,6 @@ async function Results({ base, state }: { base: string; state: ViewState }) {
     return <ErrorState title="The query was not run" message={error.message} />
   }
   // The export repeats this exact page: a relative range is pinned to the bounds just used.
-  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo })
+  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, cursor: state.cursor })
   return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} />
 }

@@ -7,7 +7,8 @@ import { drizzle as drizzleNeon } from 'drizzle-orm/neon-serverless'
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import type { SQL } from 'drizzle-orm'
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
@@ -23,17 +24,37 @@ import * as schema from '@/drizzle/schema'
 export type Driver = 'neon-serverless' | 'node-postgres' | 'pglite'
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
+/** The role every query-application statement runs as: it can only SELECT the dataset tables. */
+export const QUERY_ROLE = 'query_ro'
+
+export type ResultRow = Record<string, unknown>
+
+/** Runs statements as QUERY_ROLE, read-only, under a statement timeout. */
+export interface ReadOnlySession {
+  execute(query: SQL): Promise<ResultRow[]>
+}
+
 export interface Database {
   driver: Driver
   db: Db
-  /** Applies pending migrations from ./drizzle (idempotent; serialised across processes on Postgres). */
-  migrate(): Promise<void>
+  /** Applies pending migrations from ./drizzle, or another folder (idempotent; serialised across processes on Postgres). */
+  migrate(migrationsFolder?: string): Promise<void>
+  /**
+   * Runs `fn` with a read-only session as QUERY_ROLE whose statements time out after `timeoutMs`.
+   * node-postgres: a pool of its own whose connections start with those settings, so a statement
+   * costs one round trip and the statements of one call may run concurrently. Neon and PGlite: one
+   * READ ONLY transaction whose settings travel with its BEGIN (a pooler in transaction mode would
+   * hand session settings to other clients).
+   */
+  readOnly<T>(timeoutMs: number, fn: (session: ReadOnlySession) => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
 export interface DatabaseSettings {
   DATABASE_URL?: string
   PGLITE_DIR: string
+  /** Statement timeout of the read-only sessions (QUERY_STATEMENT_TIMEOUT_MS); readOnly() may only tighten it. */
+  QUERY_STATEMENT_TIMEOUT_MS?: number
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle')
@@ -59,8 +80,34 @@ export function describeTarget(s: DatabaseSettings): string {
 }
 
 interface PooledClient {
-  query(text: string, params: unknown[]): Promise<unknown>
+  query(text: string, params?: unknown[]): Promise<unknown>
   release(): void
+}
+
+const dialect = new PgDialect()
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5000
+
+/** SET LOCAL statements of a read-only transaction; the values are ours (a role name, a number). */
+const readOnlySettings = (timeoutMs: number) => `SET LOCAL ROLE ${QUERY_ROLE}; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`
+
+/** `fn` inside a transaction opened by `begin` (several statements, one round trip) on a pooled client. */
+async function inTransaction<T>(client: PooledClient, begin: string, fn: (session: ReadOnlySession) => Promise<T>): Promise<T> {
+  try {
+    await client.query(begin)
+    const result = await fn({
+      execute: async (query) => {
+        const q = dialect.sqlToQuery(query)
+        return ((await client.query(q.sql, q.params)) as { rows: ResultRow[] }).rows
+      },
+    })
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
 }
 
 /** Runs the migrations on one pooled connection holding an advisory lock, so instances starting together migrate once. */
@@ -84,7 +131,19 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       driver,
       db: db as unknown as Db,
       // One process owns a PGlite directory, so there is nothing to serialise with.
-      migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      migrate: (migrationsFolder = MIGRATIONS_FOLDER) => migratePglite(db, { migrationsFolder }),
+      // PGlite's transaction() holds its one connection, so the request-log writer's inserts wait
+      // instead of landing inside this read-only transaction.
+      readOnly: (timeoutMs, fn) =>
+        client.transaction(async (tx) => {
+          await tx.exec(`SET TRANSACTION READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`)
+          return fn({
+            execute: async (query) => {
+              const q = dialect.sqlToQuery(query)
+              return (await tx.query<ResultRow>(q.sql, q.params)).rows
+            },
+          })
+        }),
       close: () => client.close(),
     }
   }
@@ -96,10 +155,11 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     return {
       driver,
       db: db as unknown as Db,
-      migrate: async () => {
+      migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
         const client = await pool.connect()
-        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
+        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder }))
       },
+      readOnly: async (timeoutMs, fn) => inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
       close: () => pool.end(),
     }
   }
@@ -112,14 +172,42 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   })
   pool.on('error', () => {})
   const db = drizzlePg({ client: pool, schema })
+  const sessionTimeoutMs = s.QUERY_STATEMENT_TIMEOUT_MS ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  let readers: pg.Pool | undefined
+  // Opened on first use: connections that start as query_ro, read-only, with the statement timeout.
+  const readerPool = () => {
+    if (!readers) {
+      readers = new pg.Pool({
+        connectionString: s.DATABASE_URL,
+        max: 10,
+        connectionTimeoutMillis: 5000,
+        options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${sessionTimeoutMs}`,
+      })
+      readers.on('error', () => {})
+    }
+    return readers
+  }
   return {
     driver,
     db: db as unknown as Db,
-    migrate: async () => {
+    migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
       const client = await pool.connect()
-      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }))
+      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder }))
     },
-    close: () => pool.end(),
+    readOnly: async (timeoutMs, fn) => {
+      const readers = readerPool()
+      // A tighter timeout than the connections' own needs a transaction to scope it.
+      if (timeoutMs < sessionTimeoutMs) return inTransaction(await readers.connect(), `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`, fn)
+      return fn({
+        execute: async (query) => {
+          const q = dialect.sqlToQuery(query)
+          return (await readers.query(q.sql, q.params)).rows
+        },
+      })
+    },
+    close: async () => {
+      await Promise.all([pool.end(), readers?.end()])
+    },
   }
 }
 

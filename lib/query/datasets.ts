@@ -39,6 +39,13 @@ export interface DatasetDef {
   columns: ColumnDef[]
   quickFilters: QuickFilter[]
   panels: PanelDef[]
+  /** Days of rows kept (whole day partitions are dropped after that); QUERY_RETENTION_DAYS overrides it. */
+  retentionDays: number
+  /**
+   * Low-cardinality columns the per-minute rollup groups by besides the breakdown and top panels'
+   * own, so the dashboard can answer quick filters on them from the rollup (lib/query/rollups.ts).
+   */
+  rollupFilterColumns: string[]
 }
 
 export const DATASET_IDS = ['requests', 'dns', 'http', 'network', 'sessions'] as const
@@ -75,6 +82,8 @@ const requests: DatasetDef = {
     c('mcp_tool', 'text', 'MCP tool name, for tool calls.'),
     demo,
   ],
+  retentionDays: 90,
+  rollupFilterColumns: ['rate_limited', 'api_key_present'],
   quickFilters: [
     { label: 'Server errors', filter: 'status >= 500' },
     { label: 'Client errors', filter: 'status BETWEEN 400 AND 499' },
@@ -125,6 +134,8 @@ const dns: DatasetDef = {
     c('user_id', 'text', 'Id of the signed-in user.', 'UserID'),
     demo,
   ],
+  retentionDays: 30,
+  rollupFilterColumns: ['rcode'],
   quickFilters: [
     { label: 'Blocked', filter: "resolver_decision LIKE 'blocked%'" },
     { label: 'Allowed', filter: "resolver_decision LIKE 'allowed%'" },
@@ -183,6 +194,8 @@ const http: DatasetDef = {
     c('virtual_network_name', 'text', 'Virtual network of the device.', 'VirtualNetworkName'),
     demo,
   ],
+  retentionDays: 30,
+  rollupFilterColumns: ['destination_port'],
   quickFilters: [
     { label: 'Blocked', filter: "action = 'block'" },
     { label: 'Allowed', filter: "action = 'allow'" },
@@ -233,6 +246,8 @@ const network: DatasetDef = {
     c('virtual_network_name', 'text', 'Virtual network of the device.', 'VirtualNetworkName'),
     demo,
   ],
+  retentionDays: 30,
+  rollupFilterColumns: [],
   quickFilters: [
     { label: 'Blocked', filter: "action = 'block'" },
     { label: 'Allowed', filter: "action = 'allow'" },
@@ -302,6 +317,8 @@ const sessions: DatasetDef = {
     c('rule_evaluation_duration_ms', 'integer', 'Time spent evaluating policies, ms.', 'RuleEvaluationDurationMs'),
     demo,
   ],
+  retentionDays: 30,
+  rollupFilterColumns: ['connection_reuse'],
   quickFilters: [
     { label: 'TCP', filter: "protocol = 'tcp'" },
     { label: 'UDP', filter: "protocol = 'udp'" },
@@ -334,4 +351,10 @@ export const DATASETS: Readonly<Record<DatasetId, DatasetDef>> = { requests, dns
 
 export function getDataset(id: DatasetId): DatasetDef {
   return DATASETS[id]
+}
+
+/** The columns a dataset's rollup groups by: every breakdown and top panel's, then its filter columns. */
+export function rollupDimensions(dataset: DatasetDef): string[] {
+  const panelColumns = dataset.panels.flatMap((p) => (p.kind === 'breakdown' || p.kind === 'top' ? [p.column] : []))
+  return [...new Set([...panelColumns, ...dataset.rollupFilterColumns])]
 }

@@ -9,6 +9,7 @@ import { getReadyDatabase, type Db } from '@/lib/db/client'
 import { gatewayDns, gatewayHttp, gatewayNetwork, gatewaySessions } from '@/drizzle/schema'
 import { AppError } from '@/lib/http/errors'
 import { DATASETS, type ColumnDef, type DatasetDef } from '@/lib/query/datasets'
+import { insertWithRollup } from '@/lib/query/rollups'
 
 // POST /query/ingest/{dataset}: Logpush's HTTP destination. A batch is gzip'd NDJSON, one log
 // record per line with Logpush's field names. Every line is checked; malformed lines are counted
@@ -20,7 +21,7 @@ export const LOGPUSH_SECRET_HEADER = 'x-logpush-secret'
 export const MAX_COMPRESSED_BYTES = 32 * 1024 * 1024
 export const MAX_BATCH_BYTES = 256 * 1024 * 1024
 const MAX_REPORTED_ERRORS = 20
-const INSERT_CHUNK = 500 // ≤ 45 columns × 500 rows, under Postgres's 65,535 parameters
+const INSERT_CHUNK = 10_000 // rows per statement (one JSON parameter each)
 
 export const INGEST_TABLES = { dns: gatewayDns, http: gatewayHttp, network: gatewayNetwork, sessions: gatewaySessions } as const
 export type IngestDataset = keyof typeof INGEST_TABLES
@@ -83,7 +84,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
         d = new Date(ms)
       } else if (typeof raw === 'string') d = new Date(raw)
       else return bad()
-      return Number.isNaN(d.getTime()) ? bad() : d
+      // Postgres timestamps start in 4713 BC; an earlier date would fail the whole batch.
+      return Number.isNaN(d.getTime()) || d.getUTCFullYear() < -4712 ? bad() : d
     }
     case 'integer':
     case 'bigint': {
@@ -154,12 +156,11 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
   const db = opts.db ?? (await getReadyDatabase()).db
   let inserted = 0
   if (parsed.rows.length > 0) {
+    // One transaction: a batch is stored whole or not at all. Each statement adds its rows to the
+    // rollup too; lines already stored (a re-delivery) are skipped by the row hash.
+    const conflict = ['row_hash', DATASETS[id].timeColumn]
     await db.transaction(async (tx) => {
-      for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) {
-        const chunk = parsed.rows.slice(i, i + INSERT_CHUNK)
-        const done = await tx.insert(table).values(chunk as never).onConflictDoNothing({ target: table.rowHash }).returning({ id: table.id })
-        inserted += done.length
-      }
+      for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) inserted += await insertWithRollup(tx, id, parsed.rows.slice(i, i + INSERT_CHUNK), conflict)
     })
   }
   return {

@@ -2,9 +2,9 @@ import 'server-only'
 import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { requestLog } from '@/drizzle/schema'
 import { setRequestLogSink, type RequestLogEntry } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
+import { writeRequestLog, type RequestLogRow } from '@/lib/query/request-log-store'
 import { onShutdown } from '@/lib/shutdown'
 
 // The database sink of the request log (dataset `requests`). Recording only appends to an
@@ -16,7 +16,6 @@ import { onShutdown } from '@/lib/shutdown'
 const FLUSH_MS = 2000
 const BATCH_ROWS = 500
 const MAX_BUFFERED = 20_000
-const INSERT_CHUNK = 1000 // 16 columns × 1000 rows stays well under Postgres's 65,535 parameters
 
 /** The client's network, not the host: /24 for IPv4, /48 for IPv6 (IPv4-mapped IPv6 counts as IPv4). */
 export function truncateIp(ip: string, full = false): string | null {
@@ -40,12 +39,12 @@ export interface RequestLogWriter {
 
 export function createRequestLogWriter(opts: { db: () => Promise<Db>; fullIp?: boolean; flushMs?: number; maxBuffered?: number }): RequestLogWriter {
   const maxBuffered = opts.maxBuffered ?? MAX_BUFFERED
-  let buffer: (typeof requestLog.$inferInsert)[] = []
+  let buffer: (RequestLogRow)[] = []
   let running: Promise<void> | null = null
   let dropped = 0
   let failures = 0
 
-  const toRow = (e: RequestLogEntry): typeof requestLog.$inferInsert => ({
+  const toRow = (e: RequestLogEntry): RequestLogRow => ({
     time: e.time,
     requestId: e.requestId,
     method: e.method,
@@ -68,7 +67,7 @@ export function createRequestLogWriter(opts: { db: () => Promise<Db>; fullIp?: b
     buffer = []
     try {
       const db = await opts.db()
-      for (let i = 0; i < batch.length; i += INSERT_CHUNK) await db.insert(requestLog).values(batch.slice(i, i + INSERT_CHUNK))
+      await writeRequestLog(db, batch)
       if (failures > 0) log.info('request log: writing again', { afterFailures: failures })
       failures = 0
     } catch (error) {

@@ -52,7 +52,12 @@ export const QueryRequest = z
   .object({
     ...rangeFields,
     limit: z.number().int().min(1).max(500).default(100).meta({ description: 'Rows per page, 1 to 500 (out of range is rejected, not clamped).' }),
-    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).meta({ description: 'Rows to skip (paging).' }),
+    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).meta({ description: 'Rows to skip (paging); with a cursor, the position of the page’s first row, for display.' }),
+    cursor: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/, 'must be a nextCursor returned by an earlier page')
+      .optional()
+      .meta({ description: 'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep.' }),
   })
   .strict()
   .superRefine(checkRange)
@@ -80,23 +85,28 @@ export const QueryResult = z
     dataset: z.enum(DATASET_IDS),
     columns: z.array(z.string()).meta({ description: 'Column names, in row order.' }),
     rows: z.array(z.record(z.string(), Value)).meta({ description: 'The page of rows, newest first. Timestamps are ISO 8601 UTC strings.' }),
-    count: z.number().int().meta({ description: 'Rows matching the range and filter in total (not only this page).' }),
+    count: z.number().int().meta({ description: 'Rows matching the range and filter in total (not only this page): exact up to QUERY_EXACT_COUNT_LIMIT or when read from the rollup, else the planner’s estimate (countExact false).' }),
+    countExact: z.boolean().meta({ description: 'False when count is an estimate (“about 3.2 M”).' }),
     limit: z.number().int(),
     offset: z.number().int(),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page.' }),
     range: z.object({ from: z.string(), to: z.string() }).meta({ description: 'The resolved range [from, to).' }),
     filter: z.string().nullable().meta({ description: 'The filter as run: regenerated from the checked parse tree.' }),
     elapsedMs: z.number().meta({ description: 'Time spent in the database, ms.' }),
     sql: Statement.meta({ description: 'The statement that returned the rows.' }),
-    countSql: Statement.meta({ description: 'The statement that counted the matching rows.' }),
+    countSql: Statement.meta({ description: 'The statement that counted the matching rows (from the rollup, or capped at QUERY_EXACT_COUNT_LIMIT + 1).' }),
+    estimateSql: Statement.optional().meta({ description: 'When the count is an estimate: the EXPLAIN whose row estimate it is.' }),
   })
   .meta({ id: 'QueryResult' })
 export type QueryResult = z.infer<typeof QueryResult>
 
 const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
+const PanelSource = z.enum(['rollup', 'rows']).meta({ description: 'What the panel read: the per-minute/per-hour rollup, or the raw rows (a filter the rollup cannot answer, or a range not in whole minutes).' })
 
 const TimeseriesPanel = z.object({
   id: z.string(),
   sql: PanelStatement,
+  source: PanelSource,
   kind: z.literal('timeseries'),
   title: z.string(),
   bucketSeconds: z.number().int(),
@@ -106,6 +116,7 @@ const TimeseriesPanel = z.object({
 const CountsPanel = z.object({
   id: z.string(),
   sql: PanelStatement,
+  source: PanelSource,
   kind: z.enum(['breakdown', 'top']),
   title: z.string(),
   column: z.string(),
@@ -114,13 +125,14 @@ const CountsPanel = z.object({
 const LatencyPanel = z.object({
   id: z.string(),
   sql: PanelStatement,
+  source: PanelSource,
   kind: z.literal('latency'),
   title: z.string(),
   count: z.number().int(),
-  p50Ms: z.number().nullable(),
+  p50Ms: z.number().nullable().meta({ description: 'Median duration: exact from rows; from the rollup’s histogram within 18.9 % + 1 ms.' }),
   p95Ms: z.number().nullable(),
-  errorRate: z.number().nullable().meta({ description: 'Share of responses with status ≥ 500 (0 to 1).' }),
-  clientErrorRate: z.number().nullable().meta({ description: 'Share of responses with status 400–499 (0 to 1).' }),
+  errorRate: z.number().nullable().meta({ description: 'Share of responses with status ≥ 500 (0 to 1), exact (not rounded).' }),
+  clientErrorRate: z.number().nullable().meta({ description: 'Share of responses with status 400–499 (0 to 1), exact (not rounded).' }),
 })
 export const DashboardPanel = z.discriminatedUnion('kind', [TimeseriesPanel, CountsPanel, LatencyPanel]).meta({ id: 'DashboardPanel' })
 export type DashboardPanel = z.infer<typeof DashboardPanel>
@@ -147,6 +159,7 @@ export const DatasetInfo = z
     columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional() })),
     quickFilters: z.array(z.object({ label: z.string(), filter: z.string() })),
     panels: z.array(PanelDefinition),
+    retentionDays: z.number().int().meta({ description: 'Days of rows kept (QUERY_RETENTION_DAYS); older days are dropped whole.' }),
   })
   .meta({ id: 'DatasetInfo' })
 
@@ -154,7 +167,13 @@ export const DatasetList = z
   .object({
     datasets: z.array(DatasetInfo),
     maxRangeDays: z.number().int().meta({ description: 'Longest date range a request may cover (QUERY_MAX_RANGE_DAYS).' }),
-    limits: z.object({ minLimit: z.number().int(), maxLimit: z.number().int(), defaultLimit: z.number().int(), statementTimeoutMs: z.number().int() }),
+    limits: z.object({
+      minLimit: z.number().int(),
+      maxLimit: z.number().int(),
+      defaultLimit: z.number().int(),
+      statementTimeoutMs: z.number().int(),
+      exactCountLimit: z.number().int().meta({ description: 'Counts above this are estimates (QUERY_EXACT_COUNT_LIMIT).' }),
+    }),
   })
   .meta({ id: 'DatasetList' })
 export type DatasetList = z.infer<typeof DatasetList>

@@ -1,11 +1,14 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/query/datasets'
+import { createPartitions } from '@/lib/query/partitions'
+import { rebuildRollup } from '@/lib/query/rollups'
 
 // Demonstration data for every dataset (`npm run db:seed`), generated inside the database with
 // generate_series so a million rows take seconds, not a million round trips. Every row is marked
 // demo = true; reseeding replaces earlier demo rows and never touches real ones. Values are drawn
-// from small skewed vocabularies so the dashboards show realistic top-10s and a long tail.
+// from small skewed vocabularies so the dashboards show realistic top-10s and a long tail. The
+// day partitions are created first, and the dataset's rollup is rebuilt from its rows afterwards.
 
 const CHUNK = 100_000
 
@@ -27,23 +30,34 @@ const LOCATIONS = ['HQ Paris', 'Remote', 'Branch Lyon', 'Branch Berlin']
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'NL', 'JP', 'BR', 'IN', 'CA', 'AU', null]
 
 const since = (days: number, r: string) => `now() - ${r} * interval '${days} days'`
+/** A version 7 UUID (time-ordered, as request ids increasingly are) for the time column `t`. */
+const timeOrderedUuid = (t: string) => {
+  const ms = `lpad(to_hex(floor(extract(epoch FROM ${t}) * 1000)::bigint), 12, '0')`
+  const rand = `md5(random()::text)`
+  return `(SELECT substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-7' || substr(r, 1, 3) || '-' || substr('89ab', 1 + floor(random() * 4)::int, 1) || substr(r, 4, 3) || '-' || substr(r, 7, 12) FROM (SELECT ${ms} AS h, ${rand} AS r) AS v)`
+}
 
-/** Per dataset: an INSERT … SELECT over generate_series(1, n) of the demo rows. */
-function insertSql(id: DatasetId, n: number, days: number): SQL {
-  const rows = `(SELECT g, random() AS r0, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, floor(power(random(), 1.4) * ${USERS.length})::int AS u FROM generate_series(1, ${n}) AS g) s`
+/**
+ * Per dataset: an INSERT … SELECT over generate_series(1, n) of the demo rows numbered done + 1 …
+ * done + n of `total`. Rows come in time order (r0 runs from 1 down to 0 over the whole seed, one
+ * random slot per row), so each chunk appends to its day partitions' indexes instead of touching
+ * every page of them.
+ */
+function insertSql(id: DatasetId, n: number, days: number, done: number, total: number): SQL {
+  const rows = `(SELECT g, 1 - (${done} + g - random()) / ${total} AS r0, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, floor(power(random(), 1.4) * ${USERS.length})::int AS u FROM generate_series(1, ${n}) AS g) s`
   switch (id) {
     case 'requests': {
       const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/timestamp/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
       const tools = ['check_api_health', 'check_domain_health', 'list_domains', 'list_policies', 'get_pds_bsky_heatmap', 'get_pds_repos']
       const status = `CASE WHEN r1 < 0.02 THEN 429 WHEN r1 < 0.05 THEN 404 WHEN r1 < 0.09 THEN 400 WHEN r1 < 0.097 THEN 500 WHEN r1 < 0.1 THEN 502 WHEN r1 < 0.13 THEN 304 ELSE 200 END`
       return sql.raw(`INSERT INTO request_log (time, request_id, method, route, query, status, duration_ms, client_ip, country, user_agent, referrer, api_key_present, rate_limited, mcp_tool, demo)
-SELECT ${since(days, 'r0')}, gen_random_uuid()::text, ${pick(['GET', 'GET', 'GET', 'POST', 'OPTIONS'], 'r2', 1)}, route, CASE WHEN r3 < 0.4 THEN 'domain=***' ELSE '' END,
+SELECT at, ${timeOrderedUuid('at')}, ${pick(['GET', 'GET', 'GET', 'POST', 'OPTIONS'], 'r2', 1)}, route, CASE WHEN r3 < 0.4 THEN 'domain=***' ELSE '' END,
   ${status}, round((exp(1 + r4 * 3.2) * CASE WHEN r5 < 0.01 THEN 40 ELSE 1 END)::numeric, 2)::float8,
   ('198.51.' || floor(power(r5, 2) * 60)::int || '.0')::inet, ${pick(COUNTRIES, 'r3')},
   ${pick(['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15', 'curl/8.7.1', 'python-requests/2.32.3', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0 Safari/537.36', 'node', 'Go-http-client/2.0'], 'r4')},
   CASE WHEN r5 > 0.9 THEN ${pick(['https://example.com/', 'https://news.ycombinator.com/', 'docs'], 'r2')} END,
   r2 < 0.1, ${status} = 429, CASE WHEN route = '/api/mcp' THEN ${pick(tools, 'r3')} END, true
-FROM (SELECT *, ${pick(routes, 'r1', 2.2)} AS route FROM ${rows}) t`)
+FROM (SELECT *, ${pick(routes, 'r1', 2.2)} AS route, ${since(days, 'r0')} AS at FROM ${rows}) t`)
     }
     case 'dns': {
       const decision = pick(['allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedByQueryName', 'blockedByCategory', 'blockedByQueryName', 'overrideForSafeSearch', 'blockedAlwaysCategory'], 'r1', 1.3)
@@ -114,14 +128,19 @@ export async function seed(db: Db, opts: SeedOptions): Promise<Record<string, nu
   const out: Record<string, number> = {}
   for (const id of opts.datasets ?? DATASET_IDS) {
     const table = sql.identifier(DATASETS[id].table)
+    const now = new Date()
+    await createPartitions(db, id, new Date(now.getTime() - days * 86_400_000), now)
     if (!opts.append) await db.execute(sql`DELETE FROM ${table} WHERE demo`)
     for (let done = 0; done < opts.rows; ) {
       const n = Math.min(CHUNK, opts.rows - done)
-      await db.execute(insertSql(id, n, days))
+      await db.execute(insertSql(id, n, days, done, opts.rows))
       done += n
       opts.onProgress?.(id, done)
     }
-    await db.execute(sql`VACUUM ANALYZE ${table}`) // visibility map for index-only scans, fresh statistics
+    await rebuildRollup(db, id)
+    // Visibility map for index-only scans, fresh statistics (of the parent and its partitions).
+    await db.execute(sql`VACUUM ANALYZE ${table}`)
+    await db.execute(sql`VACUUM ANALYZE ${sql.identifier(`${DATASETS[id].table}_rollup`)}`)
     out[id] = opts.rows
   }
   return out

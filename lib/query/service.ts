@@ -3,10 +3,12 @@ import { sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
-import { getReadyDatabase, type Db } from '@/lib/db/client'
+import { getReadyDatabase, QUERY_ROLE, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
 import { AppError, describeZodError } from '@/lib/http/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type PanelDef } from '@/lib/query/datasets'
-import { checkFilter } from '@/lib/query/filter'
+import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
+import { retentionDays } from '@/lib/query/partitions'
+import { percentileFromHistogram, rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/query/rollups'
 import {
   DashboardRequest,
   QueryRequest,
@@ -18,71 +20,136 @@ import {
 } from '@/lib/query/schemas'
 
 // The query application's data side: runs a checked filter over one dataset's time range and
-// builds dashboard aggregations. Every statement runs inside a READ ONLY transaction, under the
-// SELECT-only role query_ro, with a statement timeout (stack.md §7; style.md §3.9).
+// builds dashboard aggregations. Every statement runs read-only, as the SELECT-only role query_ro,
+// with a statement timeout (lib/db/client.ts readOnly; stack.md §7; style.md §3.9).
+//
+// A page of rows and its count run concurrently. Keyset paging ("next page": rows before the last
+// one's (time, id)) costs the same on page 500 as on page 1; offsets remain for jumps. Counts are
+// exact up to QUERY_EXACT_COUNT_LIMIT, read from the rollup when the filter allows (exact at any
+// size), and above the limit the planner's estimate, marked as one. Dashboard panels read the
+// rollups whenever the range is whole minutes and the filter allows it (lib/query/rollups.ts), raw
+// rows otherwise; each panel says which it read, and its SQL is the statement that ran.
 
 export { DashboardRequest, QueryRequest, QueryResult, DashboardResult, DatasetList } from '@/lib/query/schemas'
+export { QUERY_ROLE }
 
-export const QUERY_ROLE = 'query_ro'
 const TOP_LIMIT = 10
 const BREAKDOWN_LIMIT = 20
 const MAX_BUCKETS = 200
 const NICE_BUCKETS_S = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400]
+/** Time-series buckets start at multiples of their size since the epoch (UTC), whatever the range. */
+const EPOCH = '1970-01-01T00:00:00.000Z'
 
 const dialect = new PgDialect()
+const id = (name: string) => sql.identifier(name)
 
 export interface ExecOptions {
   /** The database to use (tests); the process-wide one otherwise. */
-  db?: Db
+  database?: Database
   /** Statement timeout; may only tighten QUERY_STATEMENT_TIMEOUT_MS. */
   timeoutMs?: number
+  /** Exact-count limit; may only lower QUERY_EXACT_COUNT_LIMIT. */
+  exactCountLimit?: number
+  /** False: read raw rows even where a rollup could answer (tests compare the two). */
+  rollups?: boolean
 }
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-type Row = Record<string, unknown>
+type Statement = QueryResult['sql']
 
-// GET /query/api/datasets - the datasets with their columns, quick filters and panels
+// GET /query/api/datasets - the datasets with their columns, quick filters, panels and retention
 export function listDatasets(): DatasetList {
   return {
     datasets: DATASET_IDS.map((id) => {
       const d = DATASETS[id]
-      return { id, label: d.label, description: d.description, timeColumn: d.timeColumn, columns: d.columns, quickFilters: d.quickFilters, panels: d.panels }
+      return { id, label: d.label, description: d.description, timeColumn: d.timeColumn, columns: d.columns, quickFilters: d.quickFilters, panels: d.panels, retentionDays: retentionDays(id) }
     }),
     maxRangeDays: config.QUERY_MAX_RANGE_DAYS,
-    limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, statementTimeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS },
+    limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, statementTimeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS, exactCountLimit: config.QUERY_EXACT_COUNT_LIMIT },
   }
 }
 
-// POST /query/api/query - one page of rows and the total count
+// POST /query/api/query - one page of rows and the count of all matching rows
 export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Promise<QueryResult> {
   const req = parse(QueryRequest, input)
   const dataset = getDataset(req.dataset)
   const { from, to } = resolveRange(req.dateFrom, req.dateTo)
-  const filter = (await checkFilter(req.filter, dataset)).sql
-  const where = whereSql(dataset, from, to, filter)
-  const time = sql.identifier(dataset.timeColumn)
-  const rowsSql = sql`SELECT ${selectList(dataset)} FROM ${sql.identifier(dataset.table)} WHERE ${where} ORDER BY ${time} DESC, "id" DESC LIMIT ${req.limit} OFFSET ${req.offset}`
-  const countSql = sql`SELECT count(*) AS "count" FROM ${sql.identifier(dataset.table)} WHERE ${where}`
+  const filter = await checkFilter(req.filter, dataset)
+  const where = whereSql(dataset, from, to, filter.sql)
+  const time = id(dataset.timeColumn)
+  const after = req.cursor ? parseCursor(req.cursor) : null
+  // The plain bound on the time column lets Postgres skip the day partitions after the cursor.
+  const keyset = after ? sql` AND ${time} <= ${after.time}::timestamptz AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)` : sql``
+  const page = after ? sql`LIMIT ${req.limit}` : sql`LIMIT ${req.limit} OFFSET ${req.offset}`
+  // "id" and the time in microseconds make the next page's cursor; they are not returned as columns.
+  const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${time} DESC, "id" DESC ${page}`
 
   const started = performance.now()
-  const [rows, count] = await readOnly(opts, async (tx) => {
-    const page = rowsOf(await tx.execute(rowsSql))
-    const total = rowsOf(await tx.execute(countSql))
-    return [page, Number(total[0].count)] as const
-  })
+  const [rows, count] = await readOnly(opts, (session) => Promise.all([session.execute(rowsSql), countMatching(session, { dataset, from, to, filter, where }, opts)]))
+  const last = rows.at(-1)
+  const more = rows.length === req.limit && !(count.exact && req.offset + rows.length >= count.value)
   return {
     dataset: dataset.id,
     columns: dataset.columns.map((c) => c.name),
     rows: rows.map((r) => normaliseRow(dataset, r)),
-    count,
+    count: count.value,
+    countExact: count.exact,
     limit: req.limit,
     offset: req.offset,
+    nextCursor: more && last ? cursorOf(last) : null,
     range: { from: from.toISOString(), to: to.toISOString() },
-    filter,
+    filter: filter.sql,
     elapsedMs: round(performance.now() - started),
     sql: statement(rowsSql),
-    countSql: statement(countSql),
+    countSql: statement(count.query),
+    ...(count.estimate ? { estimateSql: statement(count.estimate) } : {}),
   }
+}
+
+interface Count {
+  value: number
+  exact: boolean
+  /** The statement that counted (rollup sum or capped count). */
+  query: SQL
+  /** The planner estimate's statement, when the capped count reached the limit. */
+  estimate?: SQL
+}
+
+/**
+ * From the rollup when it can answer (exact, a few hundred rollup rows at most); else a count capped
+ * at QUERY_EXACT_COUNT_LIMIT + 1 rows, and past the cap the planner's estimate.
+ */
+async function countMatching(session: ReadOnlySession, { dataset, from, to, filter, where }: Omit<PanelRange, 'spec'>, opts: ExecOptions): Promise<Count> {
+  const spec = rollupSpec(dataset)
+  const dimension = opts.rollups !== false && rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', filter.columns) : null
+  if (dimension !== null) {
+    const query = sql`SELECT coalesce(sum("rows"), 0) AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${filterClause(filter.sql)}`
+    return { value: Number((await session.execute(query))[0].count), exact: true, query }
+  }
+  const cap = Math.min(opts.exactCountLimit ?? config.QUERY_EXACT_COUNT_LIMIT, config.QUERY_EXACT_COUNT_LIMIT)
+  const table = id(dataset.table)
+  const query = sql`SELECT count(*) AS "count" FROM (SELECT 1 FROM ${table} WHERE ${where} LIMIT ${cap + 1}) AS "matching"`
+  const counted = Number((await session.execute(query))[0].count)
+  if (counted <= cap) return { value: counted, exact: true, query }
+  const estimate = sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE ${where}`
+  const plan = (await session.execute(estimate))[0]['QUERY PLAN']
+  const planned = Number((typeof plan === 'string' ? JSON.parse(plan) : plan)?.[0]?.Plan?.['Plan Rows'] ?? 0)
+  return { value: Math.max(cap + 1, Math.round(planned)), exact: false, query, estimate }
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~(\d{1,19})$/
+
+/** `2026-01-10T12:00:00.000500Z~1234`: the (time, id) of the last row of a page, to microseconds. */
+function cursorOf(row: ResultRow): string {
+  const us = BigInt(String(row._cursor_us))
+  const ms = us >= 0n ? us / 1000n : -((-us + 999n) / 1000n)
+  const micros = String(us - ms * 1000n).padStart(3, '0')
+  return `${new Date(Number(ms)).toISOString().replace('Z', `${micros}Z`)}~${String(row._id)}`
+}
+
+function parseCursor(cursor: string): { time: string; id: string } {
+  const m = CURSOR.exec(cursor)
+  if (!m) throw new AppError('invalid_input', 'cursor: not a cursor returned as nextCursor')
+  return { time: m[1], id: m[2] }
 }
 
 // POST /query/api/dashboard - every panel of the dataset, run concurrently
@@ -90,28 +157,40 @@ export async function runDashboard(input: DashboardRequest, opts: ExecOptions = 
   const req = parse(DashboardRequest, input)
   const dataset = getDataset(req.dataset)
   const { from, to } = resolveRange(req.dateFrom, req.dateTo)
-  const filter = (await checkFilter(req.filter, dataset)).sql
-  const where = whereSql(dataset, from, to, filter)
+  const filter = await checkFilter(req.filter, dataset)
+  const range: PanelRange = { dataset, spec: rollupSpec(dataset), from, to, filter, where: whereSql(dataset, from, to, filter.sql) }
   const started = performance.now()
-  const panels = await Promise.all(dataset.panels.map((panel) => runPanel(panel, dataset, where, from, to, opts)))
+  const panels = await Promise.all(dataset.panels.map((panel) => runPanel(panel, range, opts)))
   return {
     dataset: dataset.id,
     range: { from: from.toISOString(), to: to.toISOString() },
-    filter,
+    filter: filter.sql,
     panels,
     elapsedMs: round(performance.now() - started),
   }
 }
 
-async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: Date, to: Date, opts: ExecOptions): Promise<DashboardPanel> {
-  const { query, bucketS } = panelSql(panel, dataset, where, from, to)
-  const rows = await readOnly(opts, async (tx) => rowsOf(await tx.execute(query)))
-  const ran = statement(query)
+interface PanelRange {
+  dataset: DatasetDef
+  spec: RollupSpec
+  from: Date
+  to: Date
+  filter: CheckedFilter
+  where: SQL
+}
+
+async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): Promise<DashboardPanel> {
+  const dimension = opts.rollups !== false && rollupAligned(range.from, range.to) ? rollupDimensionFor(range.spec, panel, range.filter.columns) : null
+  const source = dimension === null ? 'rows' : 'rollup'
+  const { query, bucketS } = dimension === null ? panelSql(panel, range) : rollupPanelSql(panel, range, dimension)
+  const rows = await readOnly(opts, (session) => session.execute(query))
+  const base = { id: panel.id, title: panel.title, source, sql: statement(query) } as const
   switch (panel.kind) {
     case 'timeseries': {
       const buckets: string[] = []
       const index = new Map<number, number>()
-      for (let t = from.getTime(); t < to.getTime(); t += bucketS * 1000) {
+      const step = bucketS * 1000
+      for (let t = Math.floor(range.from.getTime() / step) * step; t < range.to.getTime(); t += step) {
         index.set(t, buckets.length)
         buckets.push(new Date(t).toISOString())
       }
@@ -121,49 +200,113 @@ async function runPanel(panel: PanelDef, dataset: DatasetDef, where: SQL, from: 
         if (i === undefined) continue
         panel.series.forEach((s, k) => (series[k].values[i] = Number(row[s.key] ?? 0)))
       }
-      return { id: panel.id, sql: ran, kind: 'timeseries', title: panel.title, bucketSeconds: bucketS, buckets, series }
+      return { ...base, kind: 'timeseries', bucketSeconds: bucketS, buckets, series }
     }
     case 'breakdown':
     case 'top': {
-      const type = columnType(dataset, panel.column)
-      return { id: panel.id, sql: ran, kind: panel.kind, title: panel.title, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
+      const type = columnType(range.dataset, panel.column)
+      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
     }
     case 'latency': {
-      const r = rows[0] ?? {}
-      const num = (v: unknown) => (v === null || v === undefined ? null : round(Number(v)))
-      return { id: panel.id, sql: ran, kind: 'latency', title: panel.title, count: Number(r.count ?? 0), p50Ms: num(r.p50), p95Ms: num(r.p95), errorRate: num(r.error_rate), clientErrorRate: num(r.client_error_rate) }
+      const figures = source === 'rollup' ? latencyFromHistogram(rows) : latencyFromRows(rows[0] ?? {})
+      // Exact ratios: the page formats them, so 3 of 11,424 never turns into 0.
+      const rate = (n: number) => (figures.count === 0 ? null : n / figures.count)
+      return { ...base, kind: 'latency', count: figures.count, p50Ms: figures.p50, p95Ms: figures.p95, errorRate: rate(figures.serverErrors), clientErrorRate: rate(figures.clientErrors) }
     }
   }
 }
 
-function panelSql(panel: PanelDef, dataset: DatasetDef, where: SQL, from: Date, to: Date): { query: SQL; bucketS: number } {
-  const table = sql.identifier(dataset.table)
+interface LatencyFigures {
+  count: number
+  p50: number | null
+  p95: number | null
+  serverErrors: number
+  clientErrors: number
+}
+
+const ms = (v: unknown) => (v === null || v === undefined ? null : round(Number(v)))
+
+function latencyFromRows(r: ResultRow): LatencyFigures {
+  return { count: Number(r.count ?? 0), p50: ms(r.p50), p95: ms(r.p95), serverErrors: Number(r.server_errors ?? 0), clientErrors: Number(r.client_errors ?? 0) }
+}
+
+function latencyFromHistogram(rows: ResultRow[]): LatencyFigures {
+  const histogram = rows.map((r) => ({ bucket: Number(r.duration_bucket), rows: Number(r.rows) }))
+  const sum = (key: string) => rows.reduce((total, r) => total + Number(r[key] ?? 0), 0)
+  return {
+    count: sum('rows'),
+    p50: ms(percentileFromHistogram(histogram, 0.5)),
+    p95: ms(percentileFromHistogram(histogram, 0.95)),
+    serverErrors: sum('server_errors'),
+    clientErrors: sum('client_errors'),
+  }
+}
+
+function timeBucket(column: string, bucketS: number): SQL {
+  return sql`date_bin(${`${bucketS} seconds`}::interval, ${id(column)}, ${EPOCH}::timestamptz)`
+}
+
+const panelLimit = (panel: { kind: 'breakdown' | 'top'; limit?: number }) => (panel.kind === 'top' ? panel.limit || TOP_LIMIT : BREAKDOWN_LIMIT)
+
+/** A panel over the raw rows. */
+function panelSql(panel: PanelDef, range: PanelRange): { query: SQL; bucketS: number } {
+  const table = id(range.dataset.table)
+  const where = range.where
+  switch (panel.kind) {
+    case 'timeseries': {
+      const bucketS = bucketSeconds(range.to.getTime() - range.from.getTime())
+      const aggregates = sql.join(
+        panel.series.map((s) => (s.aggregate === 'count' ? sql`count(*) AS ${id(s.key)}` : sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`)),
+        sql`, `,
+      )
+      return { query: sql`SELECT ${timeBucket(range.dataset.timeColumn, bucketS)} AS "bucket", ${aggregates} FROM ${table} WHERE ${where} GROUP BY 1 ORDER BY 1`, bucketS }
+    }
+    case 'breakdown':
+    case 'top': {
+      const column = id(panel.column)
+      // A top list ranks known values; a breakdown keeps the share without a value.
+      const known = panel.kind === 'top' ? sql` AND ${column} IS NOT NULL` : sql``
+      return { query: sql`SELECT ${column} AS "value", count(*) AS "count" FROM ${table} WHERE ${where}${known} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`, bucketS: 0 }
+    }
+    case 'latency': {
+      const d = id(panel.column)
+      const s = id(panel.errorStatusColumn)
+      return {
+        query: sql`SELECT count(*) AS "count", percentile_cont(0.5) WITHIN GROUP (ORDER BY ${d}) AS "p50", percentile_cont(0.95) WITHIN GROUP (ORDER BY ${d}) AS "p95", count(*) FILTER (WHERE ${s} >= 500) AS "server_errors", count(*) FILTER (WHERE ${s} BETWEEN 400 AND 499) AS "client_errors" FROM ${table} WHERE ${where}`,
+        bucketS: 0,
+      }
+    }
+  }
+}
+
+/** The same panel over the rollup rows of `dimension` (rollupDimensionFor said it can answer). */
+function rollupPanelSql(panel: PanelDef, range: PanelRange, dimension: string): { query: SQL; bucketS: number } {
+  const { spec, from, to } = range
+  const where = filterClause(range.filter.sql)
   switch (panel.kind) {
     case 'timeseries': {
       const bucketS = bucketSeconds(to.getTime() - from.getTime())
       const aggregates = sql.join(
-        panel.series.map((s) => (s.aggregate === 'count' ? sql`count(*) AS ${sql.identifier(s.key)}` : sql`coalesce(sum(${sql.identifier(s.column)}), 0) AS ${sql.identifier(s.key)}`)),
+        panel.series.map((s) => (s.aggregate === 'count' ? sql`sum("rows") AS ${id(s.key)}` : sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`)),
         sql`, `,
       )
-      const bucket = sql`date_bin(${`${bucketS} seconds`}::interval, ${sql.identifier(dataset.timeColumn)}, ${from.toISOString()}::timestamptz)`
-      return { query: sql`SELECT ${bucket} AS "bucket", ${aggregates} FROM ${table} WHERE ${where} GROUP BY 1 ORDER BY 1`, bucketS }
+      // Hour rows fit whole buckets only when a bucket is whole hours.
+      const rows = rollupRowsSql(spec, dimension, from, to, bucketS % 3600 === 0)
+      return { query: sql`SELECT ${timeBucket('bucket', bucketS)} AS "bucket", ${aggregates} FROM ${rows}${where} GROUP BY 1 ORDER BY 1`, bucketS }
     }
     case 'breakdown':
     case 'top': {
-      const limit = panel.kind === 'top' ? panel.limit || TOP_LIMIT : BREAKDOWN_LIMIT
-      const column = sql.identifier(panel.column)
-      // A top list ranks known values; a breakdown keeps the share without a value.
-      const known = panel.kind === 'top' ? sql` AND ${column} IS NOT NULL` : sql``
-      return { query: sql`SELECT ${column} AS "value", count(*) AS "count" FROM ${table} WHERE ${where}${known} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${limit}`, bucketS: 0 }
+      const column = id(panel.column)
+      const known = panel.kind === 'top' ? sql`${column} IS NOT NULL` : null
+      const conditions = [range.filter.sql ? sql`(${sql.raw(range.filter.sql)})` : null, known].filter((c): c is SQL => c !== null)
+      const whereAll = conditions.length ? sql` WHERE ${sql.join(conditions, sql` AND `)}` : sql``
+      return { query: sql`SELECT ${column} AS "value", sum("rows") AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${whereAll} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`, bucketS: 0 }
     }
-    case 'latency': {
-      const d = sql.identifier(panel.column)
-      const s = sql.identifier(panel.errorStatusColumn)
+    case 'latency':
       return {
-        query: sql`SELECT count(*) AS "count", percentile_cont(0.5) WITHIN GROUP (ORDER BY ${d}) AS "p50", percentile_cont(0.95) WITHIN GROUP (ORDER BY ${d}) AS "p95", avg(CASE WHEN ${s} >= 500 THEN 1.0 ELSE 0.0 END) AS "error_rate", avg(CASE WHEN ${s} BETWEEN 400 AND 499 THEN 1.0 ELSE 0.0 END) AS "client_error_rate" FROM ${table} WHERE ${where}`,
+        query: sql`SELECT "duration_bucket", sum("rows") AS "rows", sum("server_errors") AS "server_errors", sum("client_errors") AS "client_errors" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${where} GROUP BY 1 ORDER BY 1`,
         bucketS: 0,
       }
-    }
   }
 }
 
@@ -174,33 +317,29 @@ export function bucketSeconds(rangeMs: number): number {
 }
 
 function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | null): SQL {
-  const time = sql.identifier(dataset.timeColumn)
+  const time = id(dataset.timeColumn)
   // The filter text is regenerated from a checked parse tree (lib/query/filter.ts), never the raw input.
   const extra = filter ? sql` AND (${sql.raw(filter)})` : sql``
   return sql`${time} >= ${from.toISOString()}::timestamptz AND ${time} < ${to.toISOString()}::timestamptz${extra}`
 }
 
+const filterClause = (filter: string | null) => (filter ? sql` WHERE (${sql.raw(filter)})` : sql``)
+
 function selectList(dataset: DatasetDef): SQL {
-  return sql.join(dataset.columns.map((c) => sql.identifier(c.name)), sql`, `)
+  return sql.join(dataset.columns.map((c) => id(c.name)), sql`, `)
 }
 
-/**
- * Runs `fn` in a READ ONLY (repeatable read: rows and count see one snapshot) transaction as
- * query_ro with a statement timeout, and maps database failures to AppErrors.
- */
-export async function readOnly<T>(opts: ExecOptions, fn: (tx: Tx) => Promise<T>): Promise<T> {
+/** Runs `fn` in a read-only session as query_ro with a statement timeout, and maps database failures to AppErrors. */
+export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySession) => Promise<T>): Promise<T> {
   const timeoutMs = Math.min(opts.timeoutMs ?? config.QUERY_STATEMENT_TIMEOUT_MS, config.QUERY_STATEMENT_TIMEOUT_MS)
-  const db = opts.db ?? (await getReadyDatabase().catch((error) => Promise.reject(unreachable(error)))).db
+  let database: Database
   try {
-    return await db.transaction(
-      async (tx) => {
-        // One round trip for both settings; set_config(…, true) is SET LOCAL. Any later attempt to
-        // switch back is blocked by the filter's function allow-list.
-        await tx.execute(sql`SELECT set_config('role', ${QUERY_ROLE}, true), set_config('statement_timeout', ${String(timeoutMs)}, true)`)
-        return fn(tx)
-      },
-      { accessMode: 'read only', isolationLevel: 'repeatable read' },
-    )
+    database = opts.database ?? (await getReadyDatabase())
+  } catch (error) {
+    throw unreachable(error)
+  }
+  try {
+    return await database.readOnly(timeoutMs, fn)
   } catch (error) {
     throw databaseError(error, timeoutMs)
   }
@@ -243,16 +382,16 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   return parsed.data
 }
 
-function statement(query: SQL): { text: string; params: Array<string | number | boolean | null> } {
+function statement(query: SQL): Statement {
   const q = dialect.sqlToQuery(query)
-  return { text: q.sql, params: q.params as Array<string | number | boolean | null> }
+  return { text: q.sql, params: q.params as Statement['params'] }
 }
 
 function columnType(dataset: DatasetDef, name: string): ColumnType {
   return dataset.columns.find((c) => c.name === name)?.type ?? 'text'
 }
 
-function normaliseRow(dataset: DatasetDef, row: Row): Record<string, string | number | boolean | null> {
+function normaliseRow(dataset: DatasetDef, row: ResultRow): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {}
   for (const c of dataset.columns) out[c.name] = normalise(c.type, row[c.name])
   return out
@@ -283,8 +422,5 @@ function toIso(v: unknown): string | null {
   const d = new Date(s)
   return Number.isNaN(d.getTime()) ? String(v) : d.toISOString()
 }
-
-/** Every driver used here returns `{ rows }` from execute(). */
-const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 
 const round = (n: number) => Math.round(n * 100) / 100

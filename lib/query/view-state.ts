@@ -1,7 +1,8 @@
 import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
 
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
-// style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200. Ranges are presets relative to now
+// style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200 (and &cursor=… on a page reached by
+// "Next", which reads rows after the previous page's last one). Ranges are presets relative to now
 // (resolved per request, to the minute) or custom from/to in UTC. Values are passed on as typed;
 // the query functions validate them and the page shows their message.
 
@@ -28,6 +29,8 @@ export interface ViewState {
   filter: string
   limit: number
   offset: number
+  /** Keyset position of the page (the previous page's nextCursor); offset then only numbers the rows. */
+  cursor: string
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>
@@ -49,6 +52,7 @@ export function parseViewState(sp: SearchParams): { state: ViewState; unknownDat
       filter: one(sp.filter),
       limit: number(one(sp.limit), DEFAULT_LIMIT),
       offset: number(one(sp.offset), 0),
+      cursor: one(sp.cursor),
     },
     unknownDataset: datasetParam && !known ? datasetParam : null,
   }
@@ -85,9 +89,12 @@ export function toInputValue(iso: string, endOfDay = false): string {
   return iso.slice(0, 16)
 }
 
-/** The URL of a state: only what differs from the defaults, so links stay short. */
+/**
+ * The URL of a state: only what differs from the defaults, so links stay short. A cursor belongs to
+ * one page of one query: any change drops it unless the change sets it.
+ */
 export function viewHref(path: string, state: ViewState, changes: Partial<ViewState> = {}): string {
-  const s = { ...state, ...changes }
+  const s = { ...state, cursor: Object.keys(changes).length ? '' : state.cursor, ...changes }
   const q = new URLSearchParams({ dataset: s.dataset, range: s.range })
   if (s.range === 'custom') {
     q.set('from', s.from)
@@ -96,5 +103,6 @@ export function viewHref(path: string, state: ViewState, changes: Partial<ViewSt
   if (s.filter) q.set('filter', s.filter)
   if (s.limit !== DEFAULT_LIMIT) q.set('limit', String(s.limit))
   if (s.offset !== 0) q.set('offset', String(s.offset))
+  if (s.cursor) q.set('cursor', s.cursor)
   return `${path}?${q}`
 }

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requestLog } from '@/drizzle/schema'
 import { createDatabase } from '@/lib/db/client'
 import { DATASET_IDS } from '@/lib/query/datasets'
+import { writeRequestLog } from '@/lib/query/request-log-store'
 import { startApp, type RunningApp } from '../helpers/app'
 
 // The query application's routes and pages in the built server, over known rows: on PGlite by
@@ -41,12 +41,13 @@ beforeAll(async () => {
   const database = await createDatabase({ DATABASE_URL: pgUrl, PGLITE_DIR: dir ?? 'memory://' })
   try {
     await database.migrate()
-    await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions RESTART IDENTITY`)
-    await database.db.insert(requestLog).values(ROWS)
+    await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions, request_log_rollup, gateway_dns_rollup, gateway_http_rollup, gateway_network_rollup, gateway_sessions_rollup RESTART IDENTITY`)
+    await writeRequestLog(database.db, ROWS)
   } finally {
     await database.close()
   }
-  app = await startApp({ NODE_ENV: 'development', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  // The rows are from a fixed day in the past: keep them whatever today's date (retention).
+  app = await startApp({ NODE_ENV: 'development', QUERY_RETENTION_DAYS: '3660', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
 }, 90_000)
 
 afterAll(async () => {
@@ -71,7 +72,8 @@ describe(`query application routes (${driverName})`, () => {
       expect(d.quickFilters.length).toBeGreaterThan(0)
       expect(d.panels[0]).toMatchObject({ id: 'count_over_time', kind: 'timeseries' })
     }
-    expect(body).toMatchObject({ maxRangeDays: 31, limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100 } })
+    expect(body).toMatchObject({ maxRangeDays: 31, limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, exactCountLimit: 100_000 } })
+    expect(body.datasets.map((d: { id: string; retentionDays: number }) => [d.id, d.retentionDays])).toEqual(DATASET_IDS.map((id) => [id, 3660]))
   })
 
   it('POST query pages through every row with the full count on each page', async () => {
@@ -81,6 +83,7 @@ describe(`query application routes (${driverName})`, () => {
     expect(new Set(pages.flatMap((p) => p.rows.map((r: { request_id: string }) => r.request_id))).size).toBe(230)
     expect(pages[0].rows[0]).toMatchObject({ request_id: 'qa-229', time: '2026-01-10T19:05:00.000Z' })
     expect(pages[0].sql.text).toMatch(/^SELECT .* FROM "request_log" WHERE .* LIMIT \$\d+ OFFSET \$\d+$/)
+    expect(pages.map((p) => [p.countExact, p.nextCursor === null])).toEqual([[true, false], [true, false], [true, true]])
     expect(pages[0].sql.params).toEqual(['2026-01-10T00:00:00.000Z', '2026-01-11T00:00:00.000Z', 100, 0])
     expect(pages[0].elapsedMs).toEqual(expect.any(Number))
   })
@@ -136,7 +139,13 @@ describe(`query application pages (${driverName})`, () => {
     expect(html).toContain('Rows 101–200 of 230')
     expect(html).toContain('FROM &quot;request_log&quot;')
     expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}"`) // previous page: offset 0
-    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;offset=200"`)
+    // Next: rows after this page's last one (keyset), numbered from 201.
+    const next = html.match(/href="(\/query\?[^"]*offset=200[^"]*)"/)?.[1].replace(/&amp;/g, '&')
+    expect(next).toMatch(/&cursor=2026-01-10T02%3A30%3A00\.000000Z%7E\d+$/)
+    const last = await page(next!)
+    expect(last).toContain('Rows 201–230 of 230')
+    expect(last).toContain('>qa-29<')
+    expect(last).not.toContain('>qa-30<')
   })
 
   it('shows a rejected filter as an error, not a failure', async () => {

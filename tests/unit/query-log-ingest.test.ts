@@ -1,9 +1,12 @@
 import { gzipSync } from 'node:zlib'
+import type { SQL } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
 import { describe, expect, it } from 'vitest'
 import type { Db } from '@/lib/db/client'
 import { AppError } from '@/lib/http/errors'
 import { checkIngestSecret, decodeBatch, ingestDataset } from '@/lib/query/ingest'
 import { createRequestLogWriter, truncateIp } from '@/lib/query/request-log-writer'
+import { requestLogEntry } from '@/tests/helpers/request-log-entry'
 
 describe('truncateIp', () => {
   it.each([
@@ -26,28 +29,19 @@ describe('truncateIp', () => {
 })
 
 describe('request log writer', () => {
-  const entry = (requestId: string) => ({
-    time: new Date(),
-    requestId,
-    method: 'GET',
-    route: '/api/health',
-    query: '',
-    status: 200,
-    durationMs: 1,
-    clientIp: '203.0.113.5',
-    country: null,
-    userAgent: null,
-    referrer: null,
-    apiKeyPresent: false,
-    rateLimited: false,
-    mcpTool: null,
-  })
+  const entry = (requestId: string) => requestLogEntry({ requestId })
 
-  /** A database stand-in that records inserted batches, failing while `down` is set. */
+  /** A database stand-in that records the batches written (the rows travel as one JSON parameter), failing while `down` is set. */
   function fakeDb() {
     const state = { down: false, batches: [] as Array<Array<{ requestId: string; clientIp: string | null }>> }
-    const db = { insert: () => ({ values: async (rows: never[]) => (state.down ? Promise.reject(new Error('ECONNREFUSED')) : void state.batches.push(rows)) }) } as unknown as Db
-    return { state, db }
+    const dialect = new PgDialect()
+    const execute = async (query: SQL) => {
+      if (state.down) throw new Error('ECONNREFUSED')
+      const rows = JSON.parse(String(dialect.sqlToQuery(query).params[0])) as Array<{ request_id: string; client_ip: string | null }>
+      state.batches.push(rows.map((r) => ({ requestId: r.request_id, clientIp: r.client_ip })))
+      return { rows: [{ inserted: rows.length }] }
+    }
+    return { state, db: { execute } as unknown as Db }
   }
 
   it('records without writing, then writes one batch on flush', async () => {

@@ -7,7 +7,7 @@ const NOW = new Date('2026-11-21T13:45:30.250Z')
 
 describe('parseViewState', () => {
   it('defaults to the request log over the last 24 hours, 100 rows', () => {
-    expect(parseViewState({})).toEqual({ state: { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0 }, unknownDataset: null })
+    expect(parseViewState({})).toEqual({ state: { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '' }, unknownDataset: null })
   })
 
   it('reads every field, the first of repeated ones, and passes numbers on for validation', () => {
@@ -54,6 +54,14 @@ describe('links', () => {
     expect(viewHref('/export', state, { range: 'custom', from: '2026-11-01', to: '2026-11-02', limit: 500 })).toBe(
       '/export?dataset=http&range=custom&from=2026-11-01&to=2026-11-02&filter=action+%3D+%27block%27&limit=500&offset=100',
     )
+  })
+
+  it('keeps a page’s cursor on its own link and drops it on any change that does not set it', () => {
+    const page = { ...state, offset: 200, cursor: '2026-11-20T10:00:00.000123Z~42' }
+    expect(viewHref('/query', page)).toBe('/query?dataset=http&range=7d&filter=action+%3D+%27block%27&offset=200&cursor=2026-11-20T10%3A00%3A00.000123Z%7E42')
+    expect(viewHref('/query', page, { offset: 100 })).toBe('/query?dataset=http&range=7d&filter=action+%3D+%27block%27&offset=100')
+    expect(viewHref('/query', page, { offset: 300, cursor: 'next' })).toContain('&offset=300&cursor=next')
+    expect(parseViewState({ cursor: 'abc' }).state.cursor).toBe('abc')
   })
 
   it('round-trips through the parser', () => {

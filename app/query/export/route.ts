@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic'
 // GET /query/export?dataset=…&range=…&filter=…&limit=…&offset=… - the rows of that page state as CSV
 export const GET = withAccess('/query/export', async ({ request }) => {
   const { state } = parseViewState(Object.fromEntries(request.nextUrl.searchParams) as SearchParams)
-  const result = await runQuery({ ...rangeRequest(state), limit: state.limit, offset: state.offset })
+  const result = await runQuery({ ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined })
   // escape_formulas: cells such as user agents and referrers are client-supplied, and a leading
   // = + - @ would run as a formula in a spreadsheet.
   const csv = stringify(result.rows, { header: true, columns: result.columns, escape_formulas: true, cast: { boolean: (b) => String(b) } })

@@ -1,0 +1,166 @@
+import { sql } from 'drizzle-orm'
+import { config } from '@/lib/config'
+import type { Db } from '@/lib/db/client'
+import { log } from '@/lib/log'
+import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/query/datasets'
+
+// Day partitions of the dataset tables and their rollups (drizzle/0002_partitions.sql made them
+// partitioned). maintainPartitions() creates each day's partition ahead of time and drains rows
+// that landed in the default partition (a day nobody created in time: ingest never fails for a
+// missing day); dropExpiredPartitions() applies retention by dropping whole day partitions, never
+// by DELETE. Both are safe to run from several instances at once and are run at start-up and
+// every PARTITION_MAINTENANCE_MS (startPartitionMaintenance); a scheduled job may call them instead.
+
+export const PARTITION_DAYS_AHEAD = 3
+export const PARTITION_MAINTENANCE_MS = 60 * 60 * 1000
+const DAY_MS = 86_400_000
+// Partition DDL waits at most this long for a lock, so it never queues queries behind it for
+// longer; a day that could not be created or dropped is retried on the next run.
+const LOCK_TIMEOUT = '2s'
+
+export interface PartitionedTable {
+  dataset: DatasetId
+  parent: string
+  key: string
+}
+
+/** Every partitioned table: each dataset's rows and its rollup. */
+export function partitionedTables(): PartitionedTable[] {
+  return DATASET_IDS.flatMap((dataset) => {
+    const d = DATASETS[dataset]
+    return [
+      { dataset, parent: d.table, key: d.timeColumn },
+      { dataset, parent: `${d.table}_rollup`, key: 'bucket' },
+    ]
+  })
+}
+
+/** Days of rows kept for a dataset: QUERY_RETENTION_DAYS, else the dataset's default. */
+export function retentionDays(dataset: DatasetId): number {
+  return config.QUERY_RETENTION_DAYS[dataset] ?? DATASETS[dataset].retentionDays
+}
+
+/** UTC midnight of a day, as 2026-01-10. */
+const dayOf = (t: Date | number) => new Date(Math.floor(new Date(t).getTime() / DAY_MS) * DAY_MS).toISOString().slice(0, 10)
+const partitionName = (parent: string, day: string) => `${parent}_p${day.replaceAll('-', '')}`
+const bound = (day: string) => `'${day} 00:00:00+00'`
+const nextDay = (day: string) => dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS)
+
+type Row = Record<string, unknown>
+const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
+
+async function partitionsOf(db: Db, parent: string): Promise<string[]> {
+  const result = await db.execute(sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass(${parent})`)
+  return rowsOf(result).map((r) => String(r.name))
+}
+
+/**
+ * Creates the partition of one day, moving that day's rows out of the default partition first. The
+ * new table is filled while detached and then attached, which locks the parent only in SHARE
+ * UPDATE EXCLUSIVE mode: queries and inserts into other days go on meanwhile.
+ */
+async function createDayPartition(db: Db, table: PartitionedTable, day: string): Promise<number> {
+  const name = sql.identifier(partitionName(table.parent, day))
+  const parent = sql.identifier(table.parent)
+  const fallback = sql.identifier(`${table.parent}_default`)
+  const key = sql.identifier(table.key)
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true), pg_advisory_xact_lock(hashtext(${table.parent}))`)
+    if (rowsOf(await tx.execute(sql`SELECT to_regclass(${partitionName(table.parent, day)}) IS NOT NULL AS "exists"`))[0].exists) return 0
+    // Inserts for that day wait until the rows they would join have moved.
+    await tx.execute(sql`LOCK TABLE ${fallback} IN ACCESS EXCLUSIVE MODE`)
+    await tx.execute(sql`CREATE TABLE ${name} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`)
+    const range = sql`${key} >= ${sql.raw(bound(day))} AND ${key} < ${sql.raw(bound(nextDay(day)))}`
+    const moved = await tx.execute(sql`WITH "moved" AS (DELETE FROM ${fallback} WHERE ${range} RETURNING *), "copied" AS (INSERT INTO ${name} SELECT * FROM "moved" RETURNING 1) SELECT count(*)::int AS "n" FROM "copied"`)
+    await tx.execute(sql`ALTER TABLE ${parent} ATTACH PARTITION ${name} FOR VALUES FROM (${sql.raw(bound(day))}) TO (${sql.raw(bound(nextDay(day)))})`)
+    return Number(rowsOf(moved)[0].n)
+  })
+}
+
+/** Creates the missing day partitions of a dataset (rows and rollup) for every day of [from, to]. */
+export async function createPartitions(db: Db, dataset: DatasetId, from: Date, to: Date): Promise<string[]> {
+  const created: string[] = []
+  for (const table of partitionedTables().filter((t) => t.dataset === dataset)) {
+    const existing = new Set(await partitionsOf(db, table.parent))
+    for (let t = Date.parse(`${dayOf(from)}T00:00:00Z`); t <= to.getTime(); t += DAY_MS) {
+      const day = dayOf(t)
+      if (existing.has(partitionName(table.parent, day))) continue
+      await createDayPartition(db, table, day)
+      created.push(partitionName(table.parent, day))
+    }
+  }
+  return created
+}
+
+export interface MaintenanceResult {
+  /** Partitions created. */
+  created: string[]
+  /** Rows moved out of default partitions into their day's partition. */
+  drained: number
+}
+
+/** Creates the partitions of today and PARTITION_DAYS_AHEAD days ahead, and drains the default partitions. */
+export async function maintainPartitions(db: Db, opts: { now?: Date; daysAhead?: number } = {}): Promise<MaintenanceResult> {
+  const now = opts.now ?? new Date()
+  const ahead = Array.from({ length: (opts.daysAhead ?? PARTITION_DAYS_AHEAD) + 1 }, (_, i) => dayOf(now.getTime() + i * DAY_MS))
+  const result: MaintenanceResult = { created: [], drained: 0 }
+  for (const table of partitionedTables()) {
+    const existing = new Set(await partitionsOf(db, table.parent))
+    const key = sql.identifier(table.key)
+    const stranded = rowsOf(await db.execute(sql`SELECT DISTINCT to_char(${key} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "day" FROM ${sql.identifier(`${table.parent}_default`)}`)).map((r) => String(r.day))
+    for (const day of [...new Set([...ahead, ...stranded])].sort()) {
+      if (existing.has(partitionName(table.parent, day))) continue
+      result.drained += await createDayPartition(db, table, day)
+      result.created.push(partitionName(table.parent, day))
+    }
+  }
+  return result
+}
+
+/**
+ * Drops the day partitions whose whole day is older than the dataset's retention, rows and rollup
+ * together. Returns the partitions dropped.
+ */
+export async function dropExpiredPartitions(db: Db, opts: { now?: Date } = {}): Promise<string[]> {
+  const now = (opts.now ?? new Date()).getTime()
+  const dropped: string[] = []
+  for (const table of partitionedTables()) {
+    const cutoff = now - retentionDays(table.dataset) * DAY_MS
+    const pattern = new RegExp(`^${table.parent}_p(\\d{4})(\\d{2})(\\d{2})$`)
+    for (const name of await partitionsOf(db, table.parent)) {
+      const m = pattern.exec(name)
+      if (!m || Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`) + DAY_MS > cutoff) continue
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`)
+        await tx.execute(sql`DROP TABLE IF EXISTS ${sql.identifier(name)}`)
+      })
+      dropped.push(name)
+    }
+  }
+  return dropped
+}
+
+/** Both, in order: rows drained from a default partition into an expired day are dropped with it. */
+export async function runPartitionMaintenance(db: Db, opts: { now?: Date } = {}): Promise<MaintenanceResult & { dropped: string[] }> {
+  const maintained = await maintainPartitions(db, opts)
+  return { ...maintained, dropped: await dropExpiredPartitions(db, opts) }
+}
+
+/** Runs the maintenance now and every PARTITION_MAINTENANCE_MS in this process (once per process). */
+export function startPartitionMaintenance(database: () => Promise<Db>): void {
+  const slot = globalThis as unknown as Record<symbol, NodeJS.Timeout | undefined>
+  const key = Symbol.for('utility-api.partition-maintenance')
+  if (slot[key]) return
+  const run = async () => {
+    try {
+      const result = await runPartitionMaintenance(await database())
+      if (result.created.length || result.dropped.length || result.drained)
+        log.info('partitions maintained', { created: result.created.length, drained: result.drained, dropped: result.dropped })
+    } catch (error) {
+      log.warn('partition maintenance failed; retried on the next run', { error: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  void run()
+  slot[key] = setInterval(() => void run(), PARTITION_MAINTENANCE_MS)
+  slot[key].unref()
+}

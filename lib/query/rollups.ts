@@ -1,0 +1,262 @@
+import { getTableColumns, sql, type SQL } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
+import type { Db } from '@/lib/db/client'
+import {
+  gatewayDns,
+  gatewayDnsRollup,
+  gatewayHttp,
+  gatewayHttpRollup,
+  gatewayNetwork,
+  gatewayNetworkRollup,
+  gatewaySessions,
+  gatewaySessionsRollup,
+  requestLog,
+  requestLogRollup,
+} from '@/drizzle/schema'
+import { DATASETS, rollupDimensions, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/query/datasets'
+
+// Rollups: per-minute and per-hour aggregates of each dataset, written by the same statement that
+// inserts the rows (so a rollup never disagrees with its rows) and read by the dashboards whenever
+// the filter allows it.
+//
+// A rollup row holds the aggregates of one (grain, bucket, dimension, value): `dimension` names the
+// column grouped by ('' for the totals), like GROUPING SETS ((), (status), (route), …). That layout
+// answers, exactly:
+// - every panel without a filter (a breakdown or top list from its own column's rows, the time
+//   series and latency from the totals);
+// - a filter on ONE dimension column (status >= 500, mcp_tool IS NOT NULL…): the time series, the
+//   counts of that column and every sum, because the rows of that column's dimension partition all
+//   rows by its value, so the same WHERE selects exactly the matching rows' aggregates.
+// Latency percentiles come from the totals' histogram: `duration_bucket` k ≥ 1 counts durations in
+// [2^((k−1)/4), 2^(k/4)) ms, 0 those under 1 ms, 81 those from 2^20 ms (about 17.5 min) up.
+// An estimate is within one bucket of the true value: relative error below 2^(1/4) − 1 (18.9 %)
+// plus 1 ms (lib/query/rollups.ts percentileFromHistogram; tests/unit/query-rollups.test.ts).
+//
+// Hour rows make a 30-day dashboard read 720 buckets instead of 43,200; the minute rows cover the
+// edges of a range that does not start or end on the hour. Text values are kept to their first
+// ROLLUP_TEXT_MAX characters (an index entry has a size limit); longer values group by that prefix.
+
+export const ROLLUP_TEXT_MAX = 500
+export const DURATION_STEPS_PER_DOUBLING = 4
+export const DURATION_BUCKET_OVERFLOW = 81
+/** Relative error bound of a percentile read from the histogram (plus 1 ms below the first bucket). */
+export const PERCENTILE_TOLERANCE = 2 ** (1 / DURATION_STEPS_PER_DOUBLING) - 1
+
+export const DATASET_TABLES: Record<DatasetId, { rows: PgTable; rollup: PgTable }> = {
+  requests: { rows: requestLog, rollup: requestLogRollup },
+  dns: { rows: gatewayDns, rollup: gatewayDnsRollup },
+  http: { rows: gatewayHttp, rollup: gatewayHttpRollup },
+  network: { rows: gatewayNetwork, rollup: gatewayNetworkRollup },
+  sessions: { rows: gatewaySessions, rollup: gatewaySessionsRollup },
+}
+
+export interface RollupSpec {
+  dataset: DatasetDef
+  /** The rollup table. */
+  table: string
+  dimensions: string[]
+  latency: { column: string; errorStatusColumn: string } | null
+  /** Columns summed by time-series panels (stored under the same name). */
+  sums: string[]
+}
+
+export function rollupSpec(dataset: DatasetDef): RollupSpec {
+  const latency = dataset.panels.find((p) => p.kind === 'latency')
+  return {
+    dataset,
+    table: `${dataset.table}_rollup`,
+    dimensions: rollupDimensions(dataset),
+    latency: latency ? { column: latency.column, errorStatusColumn: latency.errorStatusColumn } : null,
+    sums: [...new Set(dataset.panels.flatMap((p) => (p.kind === 'timeseries' ? p.series.flatMap((s) => (s.aggregate === 'sum' ? [s.column] : [])) : [])))],
+  }
+}
+
+const id = (name: string) => sql.identifier(name)
+const list = (names: string[]) => sql.join(names.map(id), sql`, `)
+
+function keyColumns(spec: RollupSpec): string[] {
+  return ['dimension', 'grain', 'bucket', ...spec.dimensions, ...(spec.latency ? ['duration_bucket'] : [])]
+}
+
+function measures(spec: RollupSpec): string[] {
+  return ['rows', ...(spec.latency ? ['server_errors', 'client_errors'] : []), ...spec.sums]
+}
+
+/** Columns of the dataset's rows that its rollup reads. */
+function sourceColumns(spec: RollupSpec): string[] {
+  const d = spec.dataset
+  return [...new Set([d.timeColumn, ...spec.dimensions, ...(spec.latency ? [spec.latency.column, spec.latency.errorStatusColumn] : []), ...spec.sums])]
+}
+
+function durationBucketSql(column: string): SQL {
+  const c = id(column)
+  return sql`CASE WHEN ${c} < 1 THEN 0 ELSE least(${sql.raw(String(DURATION_BUCKET_OVERFLOW))}, 1 + floor(${sql.raw(String(DURATION_STEPS_PER_DOUBLING))} * ln(${c}) / ln(2))) END::smallint`
+}
+
+/**
+ * `"minutes" AS (…), "rolled" AS (INSERT … ON CONFLICT … DO UPDATE)`: the rollup of the rows of
+ * `source` (a relation with the dataset's columns) added to the rollup table. Deltas are applied
+ * in key order, so concurrent writers lock rollup rows in the same order.
+ */
+function rollupCtes(spec: RollupSpec, source: SQL): SQL {
+  const text = new Set(spec.dataset.columns.filter((c) => c.type === 'text').map((c) => c.name))
+  const dims = spec.dimensions
+  const inner = [
+    sql`${id(spec.dataset.timeColumn)} AS "t"`,
+    ...dims.map((d) => (text.has(d) ? sql`left(${id(d)}, ${sql.raw(String(ROLLUP_TEXT_MAX))}) AS ${id(d)}` : id(d))),
+    ...(spec.latency ? [sql`${durationBucketSql(spec.latency.column)} AS "duration_bucket"`] : []),
+    ...(spec.latency && !dims.includes(spec.latency.errorStatusColumn) ? [id(spec.latency.errorStatusColumn)] : []),
+    ...spec.sums.map(id),
+  ]
+  const grouped = [...dims, ...(spec.latency ? ['duration_bucket'] : [])]
+  const dimensionName = sql`CASE ${sql.join(dims.map((d) => sql`WHEN GROUPING(${id(d)}) = 0 THEN ${sql.raw(`'${d}'`)}`), sql` `)} ELSE '' END`
+  const status = spec.latency ? id(spec.latency.errorStatusColumn) : null
+  const aggregates = [
+    sql`count(*) AS "rows"`,
+    ...(status ? [sql`count(*) FILTER (WHERE ${status} >= 500) AS "server_errors"`, sql`count(*) FILTER (WHERE ${status} BETWEEN 400 AND 499) AS "client_errors"`] : []),
+    ...spec.sums.map((s) => sql`coalesce(sum(${id(s)}), 0) AS ${id(s)}`),
+  ]
+  const sets = [spec.latency ? sql`("duration_bucket")` : sql`()`, ...dims.map((d) => sql`(${id(d)})`)]
+  const key = keyColumns(spec)
+  const m = measures(spec)
+  const table = id(spec.table)
+  return sql`"minutes" AS (
+  SELECT date_trunc('minute', "t", 'UTC') AS "bucket", ${dimensionName} AS "dimension", ${list(grouped)}, ${sql.join(aggregates, sql`, `)}
+  FROM (SELECT ${sql.join(inner, sql`, `)} FROM ${source}) AS "batch"
+  GROUP BY 1, GROUPING SETS (${sql.join(sets, sql`, `)})
+), "rolled" AS (
+  INSERT INTO ${table} (${list(key)}, ${list(m)})
+  SELECT * FROM (
+    SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"
+    UNION ALL
+    SELECT "dimension", 'hour', date_trunc('hour', "bucket", 'UTC'), ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "minutes" GROUP BY 1, 3, ${list(grouped)}
+  ) AS "deltas" ORDER BY ${list(key)}
+  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}
+)`
+}
+
+export type InsertValue = string | number | boolean | Date | null | undefined
+
+/**
+ * Inserts rows (keyed by the table's property names, all of one shape) and adds them to the
+ * dataset's rollup, in ONE statement: rows skipped by `ON CONFLICT (conflict) DO NOTHING` (a replay)
+ * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter.
+ */
+export async function insertWithRollup(db: Pick<Db, 'execute'>, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
+  if (rows.length === 0) return 0
+  const spec = rollupSpec(DATASETS[datasetId])
+  const columns = Object.entries(getTableColumns(DATASET_TABLES[datasetId].rows))
+    .filter(([prop]) => prop in rows[0])
+    .map(([prop, column]) => ({ prop, name: column.name, type: column.getSQLType() }))
+  const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.prop] ?? null]))))
+  const names = columns.map((c) => c.name)
+  const recordType = sql.join(columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`), sql`, `)
+  const statement = sql`WITH "inserted" AS (
+  INSERT INTO ${id(spec.dataset.table)} (${list(names)})
+  SELECT ${list(names)} FROM json_to_recordset(${json}::json) AS "r"(${recordType})
+  ON CONFLICT (${list(conflict)}) DO NOTHING
+  RETURNING ${list(sourceColumns(spec))}
+), ${rollupCtes(spec, sql`"inserted"`)}
+SELECT count(*)::int AS "inserted" FROM "inserted"`
+  const result = (await db.execute(statement)) as unknown as { rows: Array<{ inserted: number | string }> }
+  return Number(result.rows[0].inserted)
+}
+
+/**
+ * Statements that rebuild a dataset's rollup from its rows (after bulk loads that bypass
+ * insertWithRollup, such as demo seeding). Run them in one transaction; the SHARE lock keeps
+ * writers out until the rollup is whole again.
+ */
+export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
+  const spec = rollupSpec(DATASETS[datasetId])
+  return [
+    sql`LOCK TABLE ${id(spec.dataset.table)} IN SHARE MODE`,
+    sql`TRUNCATE ${id(spec.table)}`,
+    sql`WITH ${rollupCtes(spec, sql`${id(spec.dataset.table)}`)} SELECT count(*) AS "minutes" FROM "minutes"`,
+  ]
+}
+
+export async function rebuildRollup(db: Db, datasetId: DatasetId): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const statement of rebuildRollupStatements(datasetId)) await tx.execute(statement)
+  })
+}
+
+// Reading --------------------------------------------------------------------------------------
+
+const MINUTE_MS = 60_000
+const HOUR_MS = 3_600_000
+
+/** Whether a range can be read from rollups: whole minutes at both ends. */
+export function rollupAligned(from: Date, to: Date): boolean {
+  return from.getTime() % MINUTE_MS === 0 && to.getTime() % MINUTE_MS === 0
+}
+
+/**
+ * The rollup dimension that answers `panel` under a filter on `filterColumns`, or null when only
+ * the rows can (see the top of this file).
+ */
+export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', filterColumns: string[]): string | null {
+  const filtered = [...new Set(filterColumns)]
+  if (filtered.length > 1 || filtered.some((c) => !spec.dimensions.includes(c))) return null
+  const on = filtered[0]
+  if (panel === 'count') return on ?? ''
+  switch (panel.kind) {
+    case 'timeseries':
+      return on ?? ''
+    case 'latency':
+      return on === undefined && spec.latency ? '' : null
+    case 'breakdown':
+    case 'top':
+      return spec.dimensions.includes(panel.column) && (on === undefined || on === panel.column) ? panel.column : null
+  }
+}
+
+/**
+ * The rollup rows of one dimension covering [from, to): hour rows for the whole hours inside it
+ * (when `hours`), minute rows for the rest. `from` and `to` must be whole minutes.
+ */
+export function rollupRowsSql(spec: RollupSpec, dimension: string, from: Date, to: Date, hours: boolean): SQL {
+  const table = id(spec.table)
+  const part = (grain: 'minute' | 'hour', a: Date, b: Date) =>
+    sql`SELECT * FROM ${table} WHERE "dimension" = ${dimension} AND "grain" = ${grain} AND "bucket" >= ${a.toISOString()}::timestamptz AND "bucket" < ${b.toISOString()}::timestamptz`
+  const hourFrom = new Date(Math.ceil(from.getTime() / HOUR_MS) * HOUR_MS)
+  const hourTo = new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)
+  if (!hours || hourFrom >= hourTo) return sql`(${part('minute', from, to)}) AS "rollup"`
+  const parts = [part('hour', hourFrom, hourTo)]
+  if (from < hourFrom) parts.push(part('minute', from, hourFrom))
+  if (hourTo < to) parts.push(part('minute', hourTo, to))
+  return sql`(${sql.join(parts, sql` UNION ALL `)}) AS "rollup"`
+}
+
+/** Upper bound of duration bucket k (ms); Infinity for the overflow bucket. */
+function bucketBounds(k: number): [number, number] {
+  if (k <= 0) return [0, 1]
+  if (k >= DURATION_BUCKET_OVERFLOW) return [2 ** ((DURATION_BUCKET_OVERFLOW - 1) / DURATION_STEPS_PER_DOUBLING), Infinity]
+  return [2 ** ((k - 1) / DURATION_STEPS_PER_DOUBLING), 2 ** (k / DURATION_STEPS_PER_DOUBLING)]
+}
+
+/**
+ * The p-quantile (0–1) of a duration histogram, interpolated as percentile_cont does between the
+ * two order statistics around rank p·(n−1); each order statistic is placed evenly inside its bucket.
+ */
+export function percentileFromHistogram(histogram: Array<{ bucket: number; rows: number }>, p: number): number | null {
+  const buckets = [...histogram].filter((h) => h.rows > 0).sort((a, b) => a.bucket - b.bucket)
+  const n = buckets.reduce((sum, h) => sum + h.rows, 0)
+  if (n === 0) return null
+  const orderStatistic = (k: number) => {
+    let before = 0
+    for (const h of buckets) {
+      if (k < before + h.rows) {
+        const [lo, hi] = bucketBounds(h.bucket)
+        return hi === Infinity ? lo : lo + ((hi - lo) * (k - before + 0.5)) / h.rows
+      }
+      before += h.rows
+    }
+    return bucketBounds(buckets[buckets.length - 1].bucket)[0]
+  }
+  const rank = p * (n - 1)
+  const lo = Math.floor(rank)
+  const low = orderStatistic(lo)
+  return rank === lo ? low : low + (rank - lo) * (orderStatistic(lo + 1) - low)
+}
