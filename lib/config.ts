@@ -19,6 +19,8 @@ const list = z.preprocess(
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** How long a SIGTERM/SIGINT lets in-flight requests finish before they are cut (under a platform's usual 30 s). */
+  SHUTDOWN_GRACE_MS: int(25_000, 0, 600_000),
 
   // Identity of the service (OpenAPI servers, contact, support objects)
   PUBLIC_BASE_URL: url('http://localhost:3000'),
@@ -94,7 +96,12 @@ const EnvSchema = z.object({
   QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),
   QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
   LOG_FULL_IP: bool(false),
+  /** Where request-log entries wait while the database cannot take them; default: beside PGLITE_DIR. */
+  REQUEST_LOG_SPOOL_DIR: optionalString,
+  REQUEST_LOG_SPOOL_MAX_MB: int(64, 0, 1_000_000),
   LOGPUSH_SECRET: optionalString,
+  /** Past this, an ingest batch whose database does not answer gets 503 + Retry-After. */
+  INGEST_DB_TIMEOUT_MS: int(15_000, 100, 120_000),
 })
 
 export type Config = z.infer<typeof EnvSchema>
