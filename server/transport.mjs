@@ -48,6 +48,9 @@ export function capRequestBody(req, limit) {
     cut = true
     const keep = chunk.length - (seen - most)
     if (keep > 0) push.call(this, chunk.subarray(0, keep))
+    // Ended early, the body looks complete to its readers, so finishing it does not destroy the
+    // socket (an incomplete IncomingMessage takes its socket down with it, resetting the client).
+    this.complete = true
     push.call(this, null)
     return true
   }
