@@ -20,14 +20,14 @@ afterAll(() => app.stop())
 
 describe('twenty concurrent 10 MiB bodies', () => {
   it('are refused with 413 in the operation shape; other routes stay fast and RSS stays bounded', async () => {
-    const probe = (i: number) => fetch(`${app.url}/api/generate/guid`)
+    const probe = () => fetch(`${app.url}/api/generate/guid`)
     const baseline = await runLoad(probe, { connections: 1, durationMs: 2000 })
     const rssBefore = await rssMb(app.pid)
     let rssPeak = rssBefore
     const sampler = setInterval(() => void rssMb(app.pid).then((mb) => (rssPeak = Math.max(rssPeak, mb))), 50)
     const nested = Buffer.alloc(10 * MiB, '[')
     const declared = Array.from({ length: 15 }, () =>
-      fetch(`${app.url}/api/ipcheck`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested }),
+      fetch(`${app.url}/api/ipcheck`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(nested) }),
     )
     // Five more without Content-Length: the limit applies while the body streams in.
     const streamed = Array.from({ length: 5 }, () => {
@@ -90,7 +90,7 @@ describe('Logpush batches around the old 10 MiB cut', () => {
     [11, true],
   ])('%i MiB (gzip: %s) is stored whole', async (mib, compressed) => {
     const { body, lines } = batch(mib * MiB, compressed)
-    const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': SECRET, 'content-type': 'application/x-ndjson' }, body })
+    const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': SECRET, 'content-type': 'application/x-ndjson' }, body: new Uint8Array(body) })
     const result = await res.json()
     report(`ingest ${mib} MiB${compressed ? ' gzip' : ''}`, { bytes: body.length, lines, status: res.status, stored: result.inserted })
     expect(res.status).toBe(200)
@@ -99,7 +99,7 @@ describe('Logpush batches around the old 10 MiB cut', () => {
 
   it.each([false, true])('50 MiB (gzip: %s) is refused with 413, declared or streamed', async (compressed) => {
     const body = compressed ? Buffer.concat([gzipSync(Buffer.alloc(1024)), randomBytes(50 * MiB)]) : Buffer.alloc(50 * MiB, 'x')
-    const declared = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': SECRET }, body })
+    const declared = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': SECRET }, body: new Uint8Array(body) })
     let offset = 0
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -115,7 +115,7 @@ describe('Logpush batches around the old 10 MiB cut', () => {
   })
 
   it('refuses a large body unread without the secret', async () => {
-    const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', body: Buffer.alloc(20 * MiB, 'x') })
+    const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', body: new Uint8Array(20 * MiB) })
     expect(res.status).toBe(401)
   })
 })
