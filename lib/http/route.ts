@@ -60,7 +60,7 @@ export function errorResponse(error: unknown, format: ErrorFormat, requestId: st
     appError = new AppError('internal', 'Internal server error. Quote the request id when contacting support.')
   }
   if (appError.status >= 500 && appError.code !== 'internal')
-    log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message })
+    log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message, detail: appError.details?.detail })
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
   const retryAfter = appError.details?.retryAfterSeconds
   if (typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))

@@ -36,15 +36,15 @@ const JsonRpcError = z
 
 const JsonRpcAnswer = z.union([JsonRpcResult, JsonRpcError])
 
-const jsonRpcErrorResponse = (description: string, headers: z.ZodObject) => ({
+const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, schema: z.ZodType = JsonRpcError) => ({
   description,
   headers,
-  content: { 'application/json': { schema: JsonRpcError } },
+  content: { 'application/json': { schema } },
 })
 
 const DESCRIPTION = [
   'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). Nine read-only tools over the same services as this API; `tools/list` gives their input and output schemas.',
-  'Requests need `Content-Type: application/json` and `Accept: application/json, text/event-stream`. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
+  'Requests need `Content-Type: application/json` and an `Accept` that admits `application/json` (`application/json, text/event-stream` as the transport specification asks, or `*/*`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), and their answer is always an array. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',
 ].join('\n\n')
 
@@ -68,10 +68,14 @@ export function mcpPathItem(headers: z.ZodObject): ZodOpenApiPathItemObject {
           content: { 'application/json': { schema: z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]) } },
         },
         '202': { description: 'Notifications or responses only: accepted, no body', headers },
-        '400': jsonRpcErrorResponse('Unreadable JSON or not a JSON-RPC message (-32700), or an invalid request (-32600)', headers),
+        '400': jsonRpcErrorResponse(
+          'Unreadable JSON (-32700); an invalid request, an empty batch or a batch under a protocol version without batches (-32600, per element for a batch); an unsupported MCP-Protocol-Version (-32602, `data.supported` lists the versions spoken)',
+          headers,
+          z.union([JsonRpcError, z.array(JsonRpcError)]),
+        ),
         '403': jsonRpcErrorResponse('A browser request from an origin that is not allowed', headers),
-        '406': jsonRpcErrorResponse('`Accept` does not list both application/json and text/event-stream', headers),
-        '413': jsonRpcErrorResponse('Body larger than 4 MiB', headers),
+        '406': jsonRpcErrorResponse('`Accept` does not admit application/json', headers),
+        '413': jsonRpcErrorResponse('Body larger than 1 MiB', headers),
         '415': jsonRpcErrorResponse('`Content-Type` is not application/json', headers),
         // The gate answers before the tool server sees the request, in the API's error envelope.
         '429': {

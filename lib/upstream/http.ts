@@ -14,21 +14,24 @@ export class UpstreamTimeout extends AppError {
   }
 }
 
+// Messages are in our own words; what the upstream said (its error body, addresses, field paths)
+// goes into `details.detail`, which is logged and never sent to the client.
+
 export class UpstreamStatus extends AppError {
   constructor(readonly upstream: string, readonly upstreamStatus: number, readonly bodySnippet: string) {
-    super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus })
+    super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus, detail: bodySnippet })
   }
 }
 
 export class UpstreamMalformed extends AppError {
-  constructor(readonly upstream: string, reason: string) {
-    super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream })
+  constructor(readonly upstream: string, reason: string, detail?: string) {
+    super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream, detail })
   }
 }
 
 export class UpstreamUnreachable extends AppError {
   constructor(readonly upstream: string, reason: string) {
-    super('upstream_failed', `${upstream} could not be reached (${reason}).`, { upstream })
+    super('upstream_failed', `${upstream} could not be reached.`, { upstream, detail: reason })
   }
 }
 
@@ -160,7 +163,7 @@ export function parseUpstreamJson(upstream: string, text: string, schema?: z.Zod
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new UpstreamMalformed(upstream, `unexpected shape at ${issue?.path.join('.') || 'root'}: ${issue?.message}`)
+    throw new UpstreamMalformed(upstream, 'unexpected shape', `at ${issue?.path.join('.') || 'root'}: ${issue?.message}`)
   }
   return parsed.data
 }
