@@ -20,11 +20,17 @@ export function hasBody(req: Request): boolean {
   return length !== null ? Number(length) > 0 : req.headers.has('transfer-encoding')
 }
 
-/** The body's bytes; 413 as soon as they pass `maxBytes`, without reading the rest. */
-export async function readBody(req: Request, maxBytes: number, what?: string): Promise<Uint8Array> {
-  if (Number(req.headers.get('content-length') ?? 0) > maxBytes) throw bodyTooLarge(maxBytes, what)
-  if (!req.body) return new Uint8Array()
-  const reader = req.body.getReader()
+/**
+ * The bytes of a request's or response's body, refused with `tooLarge()` as soon as they pass
+ * `maxBytes` (declared up front, or counted as they stream in), without reading the rest.
+ */
+export async function readCapped(message: Request | Response, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  if (Number(message.headers.get('content-length') ?? 0) > maxBytes) {
+    await message.body?.cancel().catch(() => {})
+    throw tooLarge()
+  }
+  if (!message.body) return new Uint8Array()
+  const reader = message.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
@@ -33,12 +39,15 @@ export async function readBody(req: Request, maxBytes: number, what?: string): P
     size += value.byteLength
     if (size > maxBytes) {
       await reader.cancel().catch(() => {})
-      throw bodyTooLarge(maxBytes, what)
+      throw tooLarge()
     }
     chunks.push(value)
   }
   return Buffer.concat(chunks)
 }
+
+/** The request body's bytes; 413 as soon as they pass `maxBytes`. */
+export const readBody = (req: Request, maxBytes: number, what?: string) => readCapped(req, maxBytes, () => bodyTooLarge(maxBytes, what))
 
 /** 415 unless the body is declared as JSON (application/json or a +json type). */
 export function requireJsonContentType(req: Request) {

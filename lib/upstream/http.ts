@@ -1,6 +1,7 @@
 import 'server-only'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
+import { readCapped } from '@/lib/http/body'
 import { AppError } from '@/lib/http/errors'
 import { log } from '@/lib/log'
 
@@ -63,35 +64,6 @@ export interface UpstreamResponse {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS'])
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function readCapped(res: Response, maxBytes: number, upstream: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? NaN)
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => {})
-    throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
-  }
-  if (!res.body) return new Uint8Array()
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.byteLength
-  }
-  return out
-}
-
 async function attempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -106,7 +78,8 @@ async function attempt(upstream: string, url: string, req: UpstreamRequest, time
     }
     if (req.dispatcher) init.dispatcher = req.dispatcher
     const res = await fetch(url, init)
-    const body = await readCapped(res, req.maxBytes ?? config.UPSTREAM_MAX_BYTES, upstream)
+    const maxBytes = req.maxBytes ?? config.UPSTREAM_MAX_BYTES
+    const body = await readCapped(res, maxBytes, () => new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`))
     const decoded = () => new TextDecoder().decode(body)
     if (!res.ok && !(req.acceptStatus ?? []).includes(res.status)) {
       throw new UpstreamStatus(upstream, res.status, decoded().slice(0, 300))

@@ -4,6 +4,7 @@ import type { Db } from '@/lib/db/client'
 import { AppError } from '@/lib/http/errors'
 import { checkIngestSecret, decodeBatch, ingestDataset } from '@/lib/query/ingest'
 import { createRequestLogWriter, truncateIp } from '@/lib/query/request-log-writer'
+import { requestLogEntry } from '../helpers/request-log-entry'
 
 describe('truncateIp', () => {
   it.each([
@@ -26,22 +27,7 @@ describe('truncateIp', () => {
 })
 
 describe('request log writer', () => {
-  const entry = (requestId: string) => ({
-    time: new Date(),
-    requestId,
-    method: 'GET',
-    route: '/api/health',
-    query: '',
-    status: 200,
-    durationMs: 1,
-    clientIp: '203.0.113.5',
-    country: null,
-    userAgent: null,
-    referrer: null,
-    apiKeyPresent: false,
-    rateLimited: false,
-    mcpTool: null,
-  })
+  const entry = (requestId: string) => requestLogEntry(requestId)
 
   /** A database stand-in that records inserted batches, failing while `down` is set. */
   function fakeDb() {

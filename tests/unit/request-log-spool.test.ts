@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Db } from '@/lib/db/client'
-import type { RequestLogEntry } from '@/lib/http/request-log'
 import { createSpool } from '@/lib/query/request-log-spool'
 import { createRequestLogWriter, spoolDirOf } from '@/lib/query/request-log-writer'
+import { requestLogEntry } from '../helpers/request-log-entry'
 
 // The request log's spool and the writer's behaviour while the database is down or hangs: backoff,
 // overflow into the spool, the shutdown deadline, and the replay (once per segment) when it is back.
@@ -18,22 +18,7 @@ const tempDir = () => {
 }
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-const entry = (requestId: string): RequestLogEntry => ({
-  time: new Date('2026-01-02T03:04:05Z'),
-  requestId,
-  method: 'GET',
-  route: '/api/health',
-  query: '',
-  status: 200,
-  durationMs: 1,
-  clientIp: '203.0.113.5',
-  country: null,
-  userAgent: null,
-  referrer: null,
-  apiKeyPresent: false,
-  rateLimited: false,
-  mcpTool: null,
-})
+const entry = (requestId: string) => requestLogEntry(requestId, new Date('2026-01-02T03:04:05Z'))
 
 /** A database stand-in: `down` fails writes at once, `hang` never answers; `written` holds request ids. */
 function fakeDb() {
