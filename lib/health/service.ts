@@ -32,12 +32,12 @@ const rateLimitStore: DependencyCheck = async () => {
   // than stopping it. While the breaker is open the store is not pinged: the breaker probes it.
   const fallback = 'rate limiting counts in memory per instance until it answers'
   const check: HealthCheck = breaker.isOpen()
-    ? { status: 'down', required: false, latencyMs: null, detail: `${redis.kind} store failing; circuit open` }
+    ? { status: 'down', required: false, latencyMs: null, detail: 'circuit open: not called until a background probe answers' }
     : await timed(false, async () => {
         await redis.ping(CHECK_TIMEOUT_MS)
         return `${redis.kind} store reachable`
       })
-  if (check.status === 'down') check.detail = `${check.detail.startsWith(redis.kind) ? check.detail : `${redis.kind} store unreachable (${check.detail})`}; ${fallback}`
+  if (check.status === 'down') check.detail = `${redis.kind} store unreachable (${check.detail}); ${fallback}`
   return ['rateLimitStore', { ...check, breaker: breaker.snapshot() }]
 }
 

@@ -106,3 +106,33 @@ describe('SIGTERM while Postgres hangs', () => {
     }
   })
 })
+
+describe('Logpush ingest while Postgres is down or hangs', () => {
+  it.each(['cut', 'hang'] as const)('%s: answers 503 with Retry-After within its deadline, and stores the batch once it is back', async (fault) => {
+    const DEADLINE_MS = 2000
+    const db = await proxied(DATABASE_URL)
+    const app = await startApp({ DATABASE_URL: db.url, LOGPUSH_SECRET: 'fault', INGEST_DB_TIMEOUT_MS: String(DEADLINE_MS) })
+    const batch = JSON.stringify({ Datetime: '2026-03-02T10:00:00Z', Action: 'allow', HTTPHost: 'example.org', RequestID: randomUUID() })
+    const ingest = async () => {
+      const t0 = Date.now()
+      const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': 'fault' }, body: batch })
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), ms: Date.now() - t0 }
+    }
+    try {
+      if (fault === 'cut') db.proxy.cut()
+      else db.proxy.hang()
+      const refused = await ingest()
+      db.proxy.restore()
+      const stored = await pollUntil(ingest, (r) => r.status === 200, 30_000, 1000)
+      report(`ingest with postgres ${fault}`, { status: refused.status, retryAfter: refused.retryAfter, ms: refused.ms, deadlineMs: DEADLINE_MS, afterRestore: stored.status, inserted: stored.body.inserted })
+      expect(refused.status).toBe(503)
+      expect(refused.retryAfter).toBe('30')
+      expect(refused.body.error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('Retry after 30 seconds') })
+      expect(refused.ms).toBeLessThan(DEADLINE_MS + 3000)
+      expect(stored.body).toMatchObject({ lines: 1, inserted: 1 })
+    } finally {
+      await app.stop()
+      await db.proxy.close()
+    }
+  })
+})
