@@ -31,9 +31,9 @@ function rawSocket(port: number, bytes: string): Promise<string> {
 describe('undecodable percent-encoding in a path', () => {
   it.each([
     ['/api/policies/%FF', { error: { code: 'invalid_input' } }],
-    ['/api/directory/convertid/%E0%A4%A', { success: false }],
+    ['/api/directory/convertid/%E0%A4%A', { error: { code: 'invalid_input' } }],
     ['/api/deviceosversion/%C3', { status: 'error' }],
-    ['/api/blog/posts/%FF', { message: expect.any(String) }],
+    ['/api/blog/posts/%FF', { error: { code: 'invalid_input' } }],
     ['/api/domains/%FF', { error: { code: 'invalid_input' } }],
     ['/query/ingest/%FF', { error: { code: 'invalid_input' } }],
   ])('%s is a 400 in the operation shape', async (path, shape) => {
@@ -62,29 +62,29 @@ describe('methods a path does not answer', () => {
 })
 
 describe('request bodies', () => {
-  const post = (body: string, type?: string) =>
-    fetch(`${app.url}/api/directory/convertid`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body })
+  // POST /api/ipcheck answers errors as {status: 'error', message} (the spec fixes its shape).
+  const post = (body: string, type?: string) => fetch(`${app.url}/api/ipcheck`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body })
 
   it.each(['text/plain', 'application/x-www-form-urlencoded'])('a %s body is a 415 in the operation shape', async (type) => {
-    const res = await post('{"ids":["S-1-12-1-1"]}', type)
+    const res = await post('{"ips":["24.48.0.1"]}', type)
     const body = await res.json()
     expect(res.status).toBe(415)
-    expect(body).toMatchObject({ success: false, error: expect.stringContaining(type) })
-    contract.expectValid('POST', '/api/directory/convertid', 415, body)
+    expect(body).toMatchObject({ status: 'error', message: expect.stringContaining(type) })
+    contract.expectValid('POST', '/api/ipcheck', 415, body)
   })
 
   it('a body over the operation limit is a 413 in its shape', async () => {
-    const res = await post(JSON.stringify({ ids: ['x'.repeat(300 * 1024)] }), 'application/json')
+    const res = await post(JSON.stringify({ ips: ['x'.repeat(300 * 1024)] }), 'application/json')
     const body = await res.json()
     expect(res.status).toBe(413)
-    expect(body).toEqual({ success: false, error: 'Request body is larger than 256 KiB (262144 bytes).', requestId: res.headers.get('x-request-id') })
-    contract.expectValid('POST', '/api/directory/convertid', 413, body)
+    expect(body).toEqual({ status: 'error', message: 'Request body is larger than 256 KiB (262144 bytes).', requestId: res.headers.get('x-request-id') })
+    contract.expectValid('POST', '/api/ipcheck', 413, body)
   })
 
   it('nesting past 32 levels is a 400 before any parsing', async () => {
-    const res = await post(`{"ids":${'['.repeat(40)}${']'.repeat(40)}}`, 'application/json')
+    const res = await post(`{"ips":${'['.repeat(40)}${']'.repeat(40)}}`, 'application/json')
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toMatch(/nested deeper than 32 levels/)
+    expect((await res.json()).message).toMatch(/nested deeper than 32 levels/)
   })
 })
 
