@@ -203,8 +203,8 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       inflight = []
       return
     }
-    // Memory is empty and the database answers: write back what was spooled.
-    if (spool?.hasWaiting() && failures === 0 && !stopped) {
+    // Memory is empty: write back what was spooled (the backoff above paces attempts while it fails).
+    if (spool?.hasWaiting() && !stopped) {
       await spilling
       const segment = await spool.claim().catch((error) => {
         log.error('request log: spool read failed', { dir: spool.dir, error: briefError(error) })
