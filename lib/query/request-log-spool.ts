@@ -54,6 +54,8 @@ function processIsGone(pid: number): boolean {
 
 export function createSpool(dir: string, maxBytes: number): Spool {
   mkdirSync(dir, { recursive: true })
+  // A directory chosen at run time: the build must not trace it (it would trace the whole project).
+  const at = (file: string) => path.join(/*turbopackIgnore: true*/ dir, file)
   const instance = randomBytes(4).toString('hex')
   const nameOf = (id: string, state: 'open' | 'ready' | 'replaying') => `${id}.${process.pid}.${instance}.${state}.ndjson`
   const newId = () => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`
@@ -63,7 +65,7 @@ export function createSpool(dir: string, maxBytes: number): Spool {
   let waiting = true // segments of earlier processes may be there
   let total = readdirSync(dir)
     .filter((f) => NAME.test(f))
-    .reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0)
+    .reduce((sum, f) => sum + statSync(at(f)).size, 0)
 
   /** Serialises the file operations of this process. */
   const serial = <T>(task: () => Promise<T>): Promise<T> => {
@@ -88,7 +90,7 @@ export function createSpool(dir: string, maxBytes: number): Spool {
   async function seal() {
     if (!handle || !openName) return
     await handle.close()
-    await rename(path.join(dir, openName), path.join(dir, openName.replace(/\.open\.ndjson$/, '.ready.ndjson')))
+    await rename(at(openName), at(openName.replace(/\.open\.ndjson$/, '.ready.ndjson')))
     handle = null
     openName = null
   }
@@ -112,7 +114,7 @@ export function createSpool(dir: string, maxBytes: number): Spool {
         if (data) {
           if (!handle) {
             openName = nameOf(newId(), 'open')
-            handle = await open(path.join(dir, openName), 'a')
+            handle = await open(at(openName), 'a')
           }
           await handle.appendFile(data)
           await handle.sync()
@@ -125,7 +127,7 @@ export function createSpool(dir: string, maxBytes: number): Spool {
       const { data, dropped } = fit(rows)
       if (data) {
         // A file of its own: the async queue may be mid-write on the open segment.
-        const fd = openSync(path.join(dir, nameOf(newId(), 'ready')), 'a')
+        const fd = openSync(at(nameOf(newId(), 'ready')), 'a')
         try {
           appendFileSync(fd, data)
           fsyncSync(fd)
@@ -145,9 +147,9 @@ export function createSpool(dir: string, maxBytes: number): Spool {
           return null
         }
         const id = NAME.exec(file)![1]
-        const claimedPath = path.join(dir, nameOf(id, 'replaying'))
+        const claimedPath = at(nameOf(id, 'replaying'))
         try {
-          await rename(path.join(dir, file), claimedPath)
+          await rename(at(file), claimedPath)
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null // another process took it
           throw error
@@ -172,7 +174,7 @@ export function createSpool(dir: string, maxBytes: number): Spool {
               await unlink(claimedPath)
               total -= size
             }),
-          release: () => serial(() => rename(claimedPath, path.join(dir, nameOf(id, 'ready')))),
+          release: () => serial(() => rename(claimedPath, at(nameOf(id, 'ready')))),
         }
       }),
     hasWaiting: () => waiting || handle !== null,
