@@ -1,7 +1,17 @@
 import type { NextConfig } from 'next'
+import { INGEST_BODY_MAX_BYTES } from './lib/http/body-sizes'
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // proxy.ts answers the trailing-slash redirect itself, so that it carries a request id.
+  skipTrailingSlashRedirect: true,
+  experimental: {
+    // The proxy buffers request bodies up to this size and silently cuts the rest. Set just above
+    // the largest body any route accepts (a Logpush batch), so a cut body is always over its
+    // route's own limit and answered 413, never processed short. server.mjs cuts each body at its
+    // route's limit before this buffer fills.
+    proxyClientMaxBodySize: INGEST_BODY_MAX_BYTES + 1,
+  },
   // Packages with WASM or native pieces are loaded from node_modules at run time, not bundled.
   // Migrations are read from ./drizzle at start-up; serverless bundles must carry them.
   outputFileTracingIncludes: { '/**': ['./drizzle/*.sql', './drizzle/meta/*.json'] },

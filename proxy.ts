@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server'
 import { queryGate } from '@/lib/access/gate'
 import { isQueryAppHost } from '@/lib/access/query-host'
+import { edgeResponse, forwardedHeaders } from '@/lib/http/edges'
 import { apiGate, requestIdFrom } from '@/lib/http/gate'
 import { REQUEST_ID_HEADER } from '@/lib/http/route'
 
@@ -15,12 +16,14 @@ const REDIRECTS: Record<string, string> = { '/docs': '/api/docs', '/openapi.json
 
 export async function proxy(req: NextRequest) {
   const path = req.nextUrl.pathname
-  if (isQueryAppHost(req.headers.get('host'))) return queryGate(req, { rewrite: true })
-  if (path === '/api' || path.startsWith('/api/')) return apiGate(req)
-  if (path === '/query' || path.startsWith('/query/')) return queryGate(req)
   const requestId = requestIdFrom(req.headers)
+  const edge = edgeResponse(req, requestId)
+  if (edge) return edge
+  if (isQueryAppHost(req.headers.get('host'))) return queryGate(req, { rewrite: true, requestId })
+  if (path === '/api' || path.startsWith('/api/')) return apiGate(req, requestId)
+  if (path === '/query' || path.startsWith('/query/')) return queryGate(req, { requestId })
   const target = REDIRECTS[path]
-  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next()
+  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next({ request: { headers: forwardedHeaders(req) } })
   res.headers.set(REQUEST_ID_HEADER, requestId)
   return res
 }

@@ -23,6 +23,18 @@ export default defineConfig({
           hookTimeout: 90_000,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          // Fault injection against the built server (proxies in front of Redis and Postgres).
+          name: 'fault',
+          include: ['tests/fault/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 })

@@ -30,6 +30,8 @@ const retention = z.preprocess(
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** How long a SIGTERM/SIGINT lets in-flight requests finish before they are cut (under a platform's usual 30 s). */
+  SHUTDOWN_GRACE_MS: int(25_000, 0, 600_000),
 
   // Identity of the service (OpenAPI servers, contact, support objects)
   PUBLIC_BASE_URL: url('http://localhost:3000'),
@@ -108,7 +110,12 @@ const EnvSchema = z.object({
   QUERY_EXACT_COUNT_LIMIT: int(100_000, 1_000, 100_000_000),
   QUERY_RETENTION_DAYS: retention as z.ZodType<Partial<Record<DatasetId, number>>>,
   LOG_FULL_IP: bool(false),
+  /** Where request-log entries wait while the database cannot take them; default: beside PGLITE_DIR. */
+  REQUEST_LOG_SPOOL_DIR: optionalString,
+  REQUEST_LOG_SPOOL_MAX_MB: int(64, 0, 1_000_000),
   LOGPUSH_SECRET: optionalString,
+  /** Past this, an ingest batch whose database does not answer gets 503 + Retry-After. */
+  INGEST_DB_TIMEOUT_MS: int(15_000, 100, 120_000),
 })
 
 export type Config = z.infer<typeof EnvSchema>

@@ -27,8 +27,13 @@ export const operations: readonly Operation[] = [
   ...bookingsOperations,
 ] as Operation[]
 
-const internal = operations.filter((op) => op.internal).map((op) => ({ method: op.method, pattern: pathPattern(op.path) }))
+const patterns = operations.map((op) => ({ op, pattern: pathPattern(op.path) }))
+
+/** The operations of the path `pathname` (`/api/...`), one per method. */
+export function operationsAt(pathname: string): Operation[] {
+  return patterns.filter((p) => p.pattern.test(pathname)).map((p) => p.op)
+}
 
 export function isInternalOperation(method: string, pathname: string): boolean {
-  return internal.some((op) => op.method === method && op.pattern.test(pathname))
+  return operationsAt(pathname).some((op) => op.internal && op.method === method)
 }

@@ -2,7 +2,9 @@ import 'server-only'
 import { createHash } from 'node:crypto'
 import { Redis as UpstashRedis, type Requester } from '@upstash/redis'
 import IORedis from 'ioredis'
+import { createBreaker, type Breaker } from '@/lib/circuit-breaker'
 import { config, rateLimitStoreKind, type Config } from '@/lib/config'
+import { withTimeout } from '@/lib/timeout'
 
 // One @upstash/redis client for the process: Upstash REST when configured, otherwise a plain
 // Redis at REDIS_URL through an ioredis-backed requester, so the real SDK (and the rate limiter's
@@ -58,6 +60,9 @@ export interface RedisHandle {
   close(): Promise<void>
 }
 
+/** How long the breaker's background probe waits for the store. */
+const PROBE_TIMEOUT_MS = 1000
+
 export function createRedis(c: Config): RedisHandle | null {
   const kind = rateLimitStoreKind(c)
   if (kind === 'memory') return null
@@ -94,18 +99,23 @@ export function createRedis(c: Config): RedisHandle | null {
   }
 }
 
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
 /** The process-wide store; bundles share it through globalThis. */
 export function getRedis(): RedisHandle | null {
   const slot = globalThis as unknown as Record<symbol, RedisHandle | null | undefined>
   const key = Symbol.for('utility-api.redis')
   if (slot[key] === undefined) slot[key] = createRedis(config)
   return slot[key] ?? null
+}
+
+/**
+ * The store's circuit breaker, shared by its users (the rate limiter, the upstream cache): once the
+ * store keeps failing or timing out, nobody waits on it until a background ping answers again.
+ */
+export function getRedisBreaker(): Breaker | null {
+  const redis = getRedis()
+  if (!redis) return null
+  const slot = globalThis as unknown as Record<symbol, Breaker | undefined>
+  const key = Symbol.for('utility-api.redis-breaker')
+  slot[key] ??= createBreaker({ name: `${redis.kind} store`, probe: () => redis.ping(PROBE_TIMEOUT_MS) })
+  return slot[key]
 }

@@ -14,6 +14,11 @@ async function startServices() {
     trustedIpHeader: config.TRUSTED_IP_HEADER ?? null,
   })
   getLimiter()
+  // What server.mjs needs from the application: each request's body limit and the grace period.
+  const { registerBodyLimit } = await import('@/lib/http/body-limit')
+  const { setShutdownSettings } = await import('@/lib/shutdown')
+  registerBodyLimit()
+  setShutdownSettings({ graceMs: config.SHUTDOWN_GRACE_MS })
 
   // Query application data: migrate (idempotent), then record requests. A database that is down
   // at start does not stop the API; it is retried on first use and shows in /api/health.

@@ -1,4 +1,4 @@
-// `npm test`: lint, typecheck, build, then the unit, integration and end-to-end suites. Every
+// `npm test`: lint, typecheck, build, then the unit, integration, fault-injection and end-to-end suites. Every
 // stage runs even when an earlier one failed, and the last line sums the test counts:
 // `N passed, N failed`.
 import { spawnSync } from 'node:child_process'
@@ -58,6 +58,10 @@ const stages = [
   vitest('integration', 'integration'),
   // The query application's routes and pages ran on PGlite above; again on the real Postgres.
   vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts']),
+  // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
+  // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
+  // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).
+  vitest('fault', 'fault', { TEST_DATABASE_URL: testDatabaseUrl }),
   // The official MCP conformance suite against the built server (scenarios that apply to a
   // stateless, tools-only server; one count per scenario).
   { name: 'conformance', cmd: [bin('tsx'), '--tsconfig', 'tsconfig.json', 'scripts/conformance.ts'], counts: () => jsonCounts(`${OUT}/conformance.json`) },

@@ -37,8 +37,7 @@ export function logDenial(requestId: string, path: string, method: string, denia
  * Gate for /query/** (and, with `rewrite`, for every path on QUERY_APP_HOST, mapped into /query).
  * The Logpush ingest endpoint skips the policy: it has its own shared secret.
  */
-export async function queryGate(req: NextRequest, { rewrite = false } = {}): Promise<Response> {
-  const requestId = requestIdFrom(req.headers)
+export async function queryGate(req: NextRequest, { rewrite = false, requestId = requestIdFrom(req.headers) } = {}): Promise<Response> {
   const path = rewrite ? internalQueryPath(req.nextUrl.pathname) : req.nextUrl.pathname
   if (!path.startsWith(INGEST)) {
     const access = await admitRequest(req)

@@ -1,8 +1,11 @@
 import 'server-only'
 import pkg from '@/package.json'
-import { config } from '@/lib/config'
 import { getReadyDatabase } from '@/lib/db/client'
-import { getRedis, withTimeout } from '@/lib/redis'
+import { AppError } from '@/lib/http/errors'
+import { requestLogWriter } from '@/lib/query/request-log-writer'
+import { getRedis, getRedisBreaker } from '@/lib/redis'
+import { isDraining } from '@/lib/shutdown'
+import { withTimeout } from '@/lib/timeout'
 import type { HealthCheck, HealthResult } from '@/lib/health/schemas'
 
 const STARTED = Date.now()
@@ -23,43 +26,62 @@ async function timed(required: boolean, probe: () => Promise<string>): Promise<H
 
 const rateLimitStore: DependencyCheck = async () => {
   const redis = getRedis()
-  if (!redis) return ['rateLimitStore', { status: 'ok', required: false, latencyMs: 0, detail: 'in-memory (single process)' }]
-  // The limiter fails open, so a dead store degrades the service rather than stopping it.
-  const check = await timed(false, async () => {
-    await redis.ping(CHECK_TIMEOUT_MS)
-    return `${redis.kind} store reachable`
-  })
-  if (check.status === 'down') check.detail = `${redis.kind} store unreachable (${check.detail}); rate limiting fails open`
-  return ['rateLimitStore', check]
+  const breaker = getRedisBreaker()
+  if (!redis || !breaker) return ['rateLimitStore', { status: 'ok', required: false, latencyMs: 0, detail: 'in-memory (single process)' }]
+  // The limiter falls back to its in-memory count, so a dead store degrades the service rather
+  // than stopping it. While the breaker is open the store is not pinged: the breaker probes it.
+  const fallback = 'rate limiting counts in memory per instance until it answers'
+  const check: HealthCheck = breaker.isOpen()
+    ? { status: 'down', required: false, latencyMs: null, detail: 'circuit open: not called until a background probe answers' }
+    : await timed(false, async () => {
+        await redis.ping(CHECK_TIMEOUT_MS)
+        return `${redis.kind} store reachable`
+      })
+  if (check.status === 'down') check.detail = `${redis.kind} store unreachable (${check.detail}); ${fallback}`
+  return ['rateLimitStore', { ...check, breaker: breaker.snapshot() }]
 }
 
-// The query application's database: required when DATABASE_URL is set; the built-in PGlite is not.
+// The database of the query application and the request log. The public API does not need it
+// (the request log waits in memory and the spool meanwhile), so it is never required.
 const database: DependencyCheck = async () => {
-  const check = await timed(Boolean(config.DATABASE_URL), async () => {
+  const check = await timed(false, async () => {
     const { driver, db } = await withTimeout(getReadyDatabase(), CHECK_TIMEOUT_MS)
     await withTimeout(db.execute('SELECT 1'), CHECK_TIMEOUT_MS)
     return `${driver} reachable, migrations applied`
   })
+  if (check.status === 'down') check.detail = `${check.detail}; the query application is unavailable, the API answers and keeps its request log for later`
   return ['database', check]
 }
 
-/** Dependency checks; subsystems with a dependency (the database) add theirs here. */
-export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database]
+// The request log's writer: how much waits in memory and in the spool, and what was lost.
+const requestLog: DependencyCheck = async () => {
+  const writer = requestLogWriter()
+  if (!writer) return null
+  const s = writer.status()
+  const detail = `${s.pending} entries waiting in memory, ${s.spooledBytes} bytes in the spool, ${s.dropped} dropped since start`
+  const failing = s.failures > 0 ? `; writes failing (${s.failures} in a row), next attempt in ${Math.ceil(((s.retryAt ?? Date.now()) - Date.now()) / 1000)} s` : ''
+  return ['requestLog', { status: s.failures > 0 ? 'down' : 'ok', required: false, latencyMs: null, detail: `${detail}${failing}` }]
+}
 
-export async function getHealth(): Promise<{ result: HealthResult; httpStatus: 200 | 503 }> {
-  const entries = (await Promise.all(dependencyChecks.map((check) => check()))).filter((e) => e !== null)
-  const checks = Object.fromEntries(entries)
-  const allOk = entries.every(([, c]) => c.status === 'ok')
-  const requiredDown = entries.some(([, c]) => c.required && c.status === 'down')
+/** Dependency checks, in the order they are reported; subsystems with a dependency add theirs here. */
+export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database, requestLog]
+
+/**
+ * The health report. `live`: the process answers, nothing else is checked. `ready` (default):
+ * every dependency; throws 503 while draining or when a required dependency is down.
+ */
+export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<HealthResult> {
+  const entries = probe === 'live' ? [] : (await Promise.all(dependencyChecks.map((check) => check()))).filter((e) => e !== null)
+  if (probe === 'ready' && isDraining()) throw new AppError('unavailable', 'Shutting down: finishing the requests in flight; send new requests to another instance.')
+  const requiredDown = entries.filter(([, c]) => c.required && c.status === 'down')
+  if (requiredDown.length > 0)
+    throw new AppError('unavailable', `Not ready: ${requiredDown.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`)
   return {
-    result: {
-      status: allOk ? 'ok' : 'degraded',
-      version: pkg.version,
-      uptimeSeconds: Math.round((Date.now() - STARTED) / 1000),
-      time: new Date().toISOString(),
-      checks,
-    },
-    httpStatus: requiredDown ? 503 : 200,
+    status: entries.every(([, c]) => c.status === 'ok') ? 'ok' : 'degraded',
+    version: pkg.version,
+    uptimeSeconds: Math.round((Date.now() - STARTED) / 1000),
+    time: new Date().toISOString(),
+    checks: Object.fromEntries(entries),
   }
 }
 

@@ -8,11 +8,16 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   upstream_failed: 502,
   not_configured: 503,
+  unavailable: 503,
   upstream_timeout: 504,
 } as const satisfies Record<string, number>
 

@@ -10,7 +10,8 @@ import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { logOnce } from '@/lib/log'
 import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { getLimiter, type LimitResult } from '@/lib/ratelimit/limiter'
-import { isInternalOperation } from '@/lib/operations'
+import { isInternalOperation, operationsAt } from '@/lib/operations'
+import { forwardedHeaders } from '@/lib/http/edges'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
@@ -46,7 +47,7 @@ function corsHeaders(allowOrigin: string | null): Record<string, string> {
 
 /** Identity headers every request carries into the app (request id and the resolved client IP). */
 export function forwardIdentity(req: NextRequest, requestId: string, clientIp: string): Headers {
-  const headers = new Headers(req.headers)
+  const headers = forwardedHeaders(req)
   headers.set(REQUEST_ID_HEADER, requestId)
   headers.set(CLIENT_IP_HEADER, clientIp)
   return headers
@@ -55,9 +56,8 @@ export function forwardIdentity(req: NextRequest, requestId: string, clientIp: s
 export const rateLimitMessage = (max: number, windowS: number, retryAfter: number | string) =>
   `Rate limit exceeded: ${max} requests per ${windowS} seconds per client. Retry after ${retryAfter} seconds.`
 
-export async function apiGate(req: NextRequest): Promise<Response> {
+export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.headers)): Promise<Response> {
   const started = performance.now()
-  const requestId = requestIdFrom(req.headers)
   const clientIp = clientIpFrom(req.headers)
   if (clientIp === 'unknown' && !connectionIpIsStamped())
     logOnce('no-client-ip', 'warn', 'client address unavailable: start with `npm start` (server.mjs) or set TRUSTED_IP_HEADER behind a proxy; all clients share one rate-limit bucket')
@@ -83,6 +83,14 @@ export async function apiGate(req: NextRequest): Promise<Response> {
     const retryAfter = String(Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000)))
     const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
     return reject(429, errorBody('envelope', 'rate_limited', message, requestId), { 'Retry-After': retryAfter })
+  }
+  // A path of the API that exists, asked with a method it does not answer: 405 with Allow, in the
+  // path's error shape (Next's own 405 has neither). /api/mcp answers its own.
+  const atPath = operationsAt(path)
+  if (atPath.length > 0 && !atPath.some((op) => op.method === req.method || (req.method === 'HEAD' && op.method === 'GET'))) {
+    const methods = [...new Set(atPath.flatMap((op) => (op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]))), 'OPTIONS']
+    const message = `Method ${req.method} is not allowed here; this path answers ${methods.join(', ')}.`
+    return reject(405, errorBody(atPath[0].errorFormat ?? 'envelope', 'method_not_allowed', message, requestId), { Allow: methods.join(', ') })
   }
   if (internal) {
     const problem = internalKeyProblem(req.headers.get(INTERNAL_KEY_HEADER))

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { JSON_BODY_MAX_BYTES, NO_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
 import type { ErrorCode, ErrorFormat } from '@/lib/http/errors'
 
 // An operation is declared once, beside its domain's schemas. The same object drives request
@@ -78,6 +79,8 @@ export interface Operation<
   cacheControl?: string
   /** Example requests; those that succeed also give the parameters' example values. */
   examples?: OperationExample<B>[]
+  /** Largest request body accepted (413 past it); defaults in lib/http/body.ts. */
+  maxBodyBytes?: number
 }
 
 export function defineOperation<
@@ -92,12 +95,22 @@ export function defineOperation<
 /** Every error code the operation can produce, in the order the document lists them. */
 export function errorCodesOf(op: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>()
-  if (op.query || op.params || op.body) codes.add('invalid_input')
+  // A path's undecodable percent-encoding is a 400 even for operations without parameters.
+  codes.add('invalid_input')
   if (op.internal) codes.add('forbidden')
+  // Every path answers other methods with 405 and Allow, and bodies past the limit with 413.
+  codes.add('method_not_allowed')
+  codes.add('payload_too_large')
+  if (op.body) codes.add('unsupported_media_type')
   for (const code of op.errors ?? []) codes.add(code)
   codes.add('rate_limited')
   codes.add('internal')
   return [...codes]
+}
+
+/** The byte limit of the operation's request body. */
+export function bodyLimitOf(op: Operation): number {
+  return op.maxBodyBytes ?? (op.body ? JSON_BODY_MAX_BYTES : NO_BODY_MAX_BYTES)
 }
 
 /** `/directory/convertid/{id}` → a RegExp matching `/api/directory/convertid/<anything>`. */

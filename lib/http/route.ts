@@ -1,9 +1,10 @@
 import 'server-only'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { hasBody, readBody, readJsonBody } from '@/lib/http/body'
 import { AppError, describeZodError, errorBody, type ErrorFormat } from '@/lib/http/errors'
 import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
-import type { Operation } from '@/lib/http/operation'
+import { bodyLimitOf, type Operation } from '@/lib/http/operation'
 import { recordAnswer } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
 
@@ -44,15 +45,8 @@ async function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wher
   return parsed.data
 }
 
-export async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text()
-  if (!text.trim()) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new AppError('invalid_input', 'Request body is not valid JSON.')
-  }
-}
+/** A bounded JSON body (lib/http/body.ts): 415, 413 or 400 before any parsing work. */
+export const readJson = (req: Request) => readJsonBody(req)
 
 export function errorResponse(error: unknown, format: ErrorFormat, requestId: string, route: string): Response {
   let appError: AppError
@@ -67,7 +61,7 @@ export function errorResponse(error: unknown, format: ErrorFormat, requestId: st
     appError = new AppError('internal', INTERNAL_ERROR_MESSAGE)
   }
   if (appError.status >= 500 && appError.code !== 'internal')
-    log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message })
+    log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message, detail: appError.details?.detail })
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
   const retryAfter = appError.details?.retryAfterSeconds
   if (typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
@@ -98,7 +92,10 @@ export function route<
       }
       const query = (op.query ? await parseOrThrow(op.query, queryObject(url), '') : undefined) as Infer<Q>
       const params = (op.params ? await parseOrThrow(op.params, await routeParams?.params, '') : undefined) as Infer<P>
-      const body = (op.body ? await parseOrThrow(op.body, await readJson(request), 'body.') : undefined) as Infer<B>
+      const limit = bodyLimitOf(op)
+      // An operation without a body still refuses an oversized one rather than buffer it unread.
+      if (!op.body && hasBody(request)) await readBody(request, limit)
+      const body = (op.body ? await parseOrThrow(op.body, await readJsonBody(request, limit), 'body.') : undefined) as Infer<B>
       const result = await handle({ query, params, body, request, requestId, clientIp })
       if (result instanceof Response) {
         response = result

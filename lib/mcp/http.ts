@@ -11,19 +11,24 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { describeZodError } from '@/lib/http/errors'
+import { parseJsonText, readBody, requireJsonContentType } from '@/lib/http/body'
+import { MCP_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
+import { AppError, describeZodError } from '@/lib/http/errors'
 import { recordAnswer } from '@/lib/http/request-log'
 import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { log } from '@/lib/log'
+import { acceptsJson, frame, type JsonRpcError } from '@/lib/mcp/framing'
 import { isAllowedMcpOrigin } from '@/lib/mcp/origin'
 import { createMcpServer } from '@/lib/mcp/server'
 import { toolNames } from '@/lib/mcp/tools'
 
 // /api/mcp over HTTP: the SDK's web-standard streamable HTTP transport, stateless (no session id)
 // with plain JSON answers, and a fresh server and transport per request. The SDK handles the
-// protocol: Accept (406), Content-Type (415), body size (413), parse errors (-32700), unknown
-// methods (-32601), batches and notifications. Around it: the origin check, invalid params and
-// unknown tool names as protocol errors (-32602), and the request log.
+// protocol: unknown methods (-32601), requests and notifications. Around it: the origin check,
+// Accept (we answer JSON only, so whatever admits application/json is accepted: 406 otherwise),
+// Content-Type (415), the body read within its byte limit (413) and nesting depth, parse errors
+// (-32700), the JSON-RPC framing rules of the negotiated version (lib/mcp/framing.ts), invalid
+// params and unknown tool names as protocol errors (-32602), and the request log.
 
 const ROUTE = '/api/mcp'
 
@@ -72,10 +77,29 @@ function screenRequests(transport: WebStandardStreamableHTTPServerTransport, onC
   }
 }
 
+/** The request body as JSON, or the JSON-RPC answer refusing it (415, 413, -32700). */
+async function readMessage(request: Request): Promise<{ value: unknown } | { refusal: Response }> {
+  try {
+    requireJsonContentType(request)
+    return { value: parseJsonText(new TextDecoder().decode(await readBody(request, MCP_BODY_MAX_BYTES))) }
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    if (error.code === 'invalid_input') return { refusal: jsonRpcError(400, ErrorCode.ParseError, `Parse error: ${error.message}`) }
+    return { refusal: jsonRpcError(error.status, -32000, error.message) }
+  }
+}
+
 async function answer(request: Request, requestId: string, onCall: (name: string) => void): Promise<Response> {
   const origin = request.headers.get('origin')
   if (!isAllowedMcpOrigin(origin, request.headers.get('host')))
     return jsonRpcError(403, -32000, `Forbidden: browser pages from ${origin} may not call this server. Its operator can allow the origin with MCP_ALLOWED_ORIGINS.`)
+  if (!acceptsJson(request.headers.get('accept')))
+    return jsonRpcError(406, -32000, 'Not Acceptable: this server answers with application/json; include it (or */*) in Accept.')
+  const read = await readMessage(request)
+  if ('refusal' in read) return read.refusal
+  const framing = frame(read.value, request.headers.get('mcp-protocol-version'))
+  if (framing.kind === 'answer') return Response.json(framing.body, { status: framing.status })
+
   const server = createMcpServer({ requestId })
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   // Protocol-level errors are already answered to the client; the log only needs them for debugging.
@@ -83,10 +107,23 @@ async function answer(request: Request, requestId: string, onCall: (name: string
   await server.connect(transport)
   screenRequests(transport, onCall)
   try {
-    return await transport.handleRequest(request)
+    // The body is already parsed; the SDK gets the headers it insists on (we only ever answer JSON).
+    const headers = new Headers(request.headers)
+    headers.set('accept', 'application/json, text/event-stream')
+    const forwarded = new Request(request.url, { method: 'POST', headers })
+    const response = await transport.handleRequest(forwarded, { parsedBody: framing.batch ? framing.messages : framing.messages[0] })
+    return framing.batch ? asBatchAnswer(response, framing.errors) : response
   } finally {
     await server.close()
   }
+}
+
+/** A batch is answered with an array (the SDK unwraps one answer), with the refused elements' errors added. */
+async function asBatchAnswer(response: Response, errors: JsonRpcError[]): Promise<Response> {
+  if (response.status === 202) return errors.length ? Response.json(errors) : response
+  if (!response.ok || !response.headers.get('content-type')?.includes('application/json')) return response
+  const body: unknown = await response.json()
+  return Response.json([...(Array.isArray(body) ? body : [body]), ...errors], { status: response.status })
 }
 
 // POST /api/mcp - one JSON-RPC message (or batch) to the tool server

@@ -72,20 +72,20 @@ export const MCP_EXAMPLES: readonly McpExample[] = [
   { name: 'invalidArguments', summary: 'Arguments that break the tool\'s input schema', message: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'check_domain_health', arguments: { domain: 42 } } } },
   { name: 'unreadableJson', summary: 'A body that is not JSON', rawBody: () => '{"jsonrpc": "2.0", "id": 7, "method": ' },
   { name: 'foreignOrigin', summary: 'A browser page of another site (Origin: https://attacker.example)', message: tools(8), headers: { origin: 'https://attacker.example' } },
-  { name: 'acceptJsonOnly', summary: 'Accept: application/json without text/event-stream', message: tools(9), headers: { accept: 'application/json' } },
+  { name: 'acceptHtmlOnly', summary: 'Accept: text/html (no JSON)', message: tools(9), headers: { accept: 'text/html' } },
   { name: 'textBody', summary: 'Content-Type: text/plain', message: tools(10), headers: { 'content-type': 'text/plain' } },
-  { name: 'tooLarge', summary: 'A body over 4 MiB', rawBody: () => JSON.stringify({ ...tools(11), params: { padding: 'x'.repeat(4 * 1024 * 1024) } }) },
+  { name: 'tooLarge', summary: 'A body over 1 MiB', rawBody: () => JSON.stringify({ ...tools(11), params: { padding: 'x'.repeat(1024 * 1024) } }) },
 ]
 
-const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, examples?: Examples) => ({
+const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, examples?: Examples, schema: z.ZodType = JsonRpcError) => ({
   description,
   headers,
-  content: { 'application/json': { schema: JsonRpcError, ...(examples ? { examples } : {}) } },
+  content: { 'application/json': { schema, ...(examples ? { examples } : {}) } },
 })
 
 const DESCRIPTION = [
   'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). Nine read-only tools over the same services as this API; `tools/list` gives their input and output schemas.',
-  'Requests need `Content-Type: application/json` and `Accept: application/json, text/event-stream`. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
+  'Requests need `Content-Type: application/json` and an `Accept` that admits `application/json` (`application/json, text/event-stream` as the transport specification asks, or `*/*`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), and their answer is always an array. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',
 ].join('\n\n')
 
@@ -99,7 +99,7 @@ export function mcpPathItem(headers: z.ZodObject, retryAfter: z.ZodType, answers
     answers,
   )
   const requests = Object.fromEntries(MCP_EXAMPLES.filter((e) => e.message && !e.headers).map((e) => [e.name, { summary: e.summary, value: e.message }]))
-  const errorResponse = (status: number, description: string) => jsonRpcErrorResponse(description, headers, byStatus.get(status))
+  const errorResponse = (status: number, description: string, schema?: z.ZodType) => jsonRpcErrorResponse(description, headers, byStatus.get(status), schema)
   return {
     post: {
       operationId: 'callMcp',
@@ -118,10 +118,14 @@ export function mcpPathItem(headers: z.ZodObject, retryAfter: z.ZodType, answers
           content: { 'application/json': { schema: z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]), examples: byStatus.get(200) } },
         },
         '202': { description: 'Notifications or responses only: accepted, no body', headers },
-        '400': errorResponse(400, 'Unreadable JSON or not a JSON-RPC message (-32700), or an invalid request (-32600)'),
+        '400': errorResponse(
+          400,
+          'Unreadable JSON (-32700); an invalid request, an empty batch or a batch under a protocol version without batches (-32600, per element for a batch); an unsupported MCP-Protocol-Version (-32602, `data.supported` lists the versions spoken)',
+          z.union([JsonRpcError, z.array(JsonRpcError)]),
+        ),
         '403': errorResponse(403, 'A browser request from an origin that is not allowed'),
-        '406': errorResponse(406, '`Accept` does not list both application/json and text/event-stream'),
-        '413': errorResponse(413, 'Body larger than 4 MiB'),
+        '406': errorResponse(406, '`Accept` does not admit application/json'),
+        '413': errorResponse(413, 'Body larger than 1 MiB'),
         '415': errorResponse(415, '`Content-Type` is not application/json'),
         // The gate answers before the tool server sees the request, in the API's error envelope.
         '429': {

@@ -9,8 +9,10 @@ import { config, type Config } from '@/lib/config'
 // - Allowed origins: those of PUBLIC_BASE_URL and DEV_BASE_URL (the service's own pages) and each
 //   MCP_ALLOWED_ORIGINS entry.
 // - A loopback page of the same origin (Origin http://localhost:3000 on Host localhost:3000): a
-//   local instance works from its own pages whatever PUBLIC_BASE_URL says. Only loopback names
-//   qualify, because a rebinding attacker controls any other Host/Origin pair.
+//   local instance works from its own pages whatever PUBLIC_BASE_URL says. The loopback names
+//   (localhost, 127.0.0.1, [::1]) count as one host, so a page at localhost:3000 may call the server
+//   reached as 127.0.0.1:3000; the port must match. Only loopback names qualify, because a
+//   rebinding attacker controls any other Host/Origin pair.
 // The Host header alone is not checked: behind a reverse proxy or on a preview deployment it is
 // not ours to predict, and the attack it would catch always shows in Origin.
 
@@ -40,7 +42,9 @@ export function isAllowedMcpOrigin(origin: string | null, host: string | null, c
   const url = parseOrigin(origin)
   if (!url) return false
   if (allowedMcpOrigins(c).has(url.origin)) return true
-  return LOOPBACK.has(url.hostname) && host !== null && url.host === host.toLowerCase()
+  if (!LOOPBACK.has(url.hostname) || host === null) return false
+  const asked = parseOrigin(`${url.protocol}//${host.toLowerCase()}`)
+  return asked !== null && LOOPBACK.has(asked.hostname) && asked.port === url.port
 }
 
 /** The origin to grant CORS to on /api/mcp, or null: only a browser origin that may call it. */

@@ -12,5 +12,8 @@ const INSTRUCTIONS =
 export function createMcpServer(ctx: McpRequestContext): McpServer {
   const server = new McpServer({ name: 'utility-api', title: 'Utility API', version: pkg.version }, { instructions: INSTRUCTIONS })
   for (const tool of tools) registerReadOnlyTool(server, tool, ctx)
+  // The SDK advertises tools.listChanged, but a stateless server has no stream to send the
+  // notification on, and the tool list never changes while it runs.
+  server.server.registerCapabilities({ tools: { listChanged: false } })
   return server
 }

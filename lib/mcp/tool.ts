@@ -43,7 +43,12 @@ const ADVICE: Record<ErrorCode, (error: AppError, requestId: string) => string> 
   forbidden: () => 'This tool needs no credentials; report the problem to the operator.',
   not_found: () => 'Calling again with the same arguments will give the same answer.',
   method_not_allowed: () => 'Report the problem to the operator.',
+  request_timeout: () => 'Retry in a few seconds.',
   conflict: () => 'Retry in a few seconds.',
+  payload_too_large: () => 'Send smaller arguments.',
+  unsupported_media_type: () => 'Report the problem to the operator.',
+  headers_too_large: () => 'Report the problem to the operator.',
+  unavailable: (e) => `Retry after ${Number(e.details?.retryAfterSeconds) || 30} seconds.`,
   rate_limited: (e) => `Retry after ${Number(e.details?.retryAfterSeconds) || 30} seconds.`,
   internal: (_, requestId) => `Retry later; quote request id ${requestId} when contacting support.`,
   upstream_failed: () => 'The failure is on the upstream side; retry in a minute or two.',
@@ -53,7 +58,7 @@ const ADVICE: Record<ErrorCode, (error: AppError, requestId: string) => string> 
 
 function failureText(tool: ReadOnlyTool, error: unknown, ctx: McpRequestContext): string {
   if (error instanceof AppError) {
-    if (error.status >= 500) log.warn('mcp tool failed', { requestId: ctx.requestId, tool: tool.name, code: error.code, message: error.message })
+    if (error.status >= 500) log.warn('mcp tool failed', { requestId: ctx.requestId, tool: tool.name, code: error.code, message: error.message, detail: error.details?.detail })
     return `${error.message} ${tool.advice?.[error.code] ?? ADVICE[error.code](error, ctx.requestId)}`
   }
   log.error('mcp tool crashed', {

@@ -25,11 +25,13 @@ const PDS = 'PDS'
 const PLC = 'PLC directory'
 const BETTERSTACK = 'BetterStack'
 
-/** An XRPC error answer (`{error, message}` with a 4xx status); unhandled, it maps to 502. */
+/**
+ * An XRPC error answer (`{error, message}` with a 4xx status); unhandled, it maps to 502. The client
+ * is told the status only; the PDS's error name and message are logged (details.detail).
+ */
 export class XrpcError extends UpstreamStatus {
   constructor(status: number, readonly error: string, readonly detail: string) {
-    super(PDS, status, detail)
-    this.message = `PDS answered HTTP ${status} ${error}${detail ? `: ${detail}` : ''}.`
+    super(PDS, status, `${error}${detail ? `: ${detail}` : ''}`)
   }
 }
 

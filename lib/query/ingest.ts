@@ -7,7 +7,10 @@ import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
 import { gatewayDns, gatewayHttp, gatewayNetwork, gatewaySessions } from '@/drizzle/schema'
+import { bodyTooLarge, readBody } from '@/lib/http/body'
+import { INGEST_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
 import { AppError } from '@/lib/http/errors'
+import { log } from '@/lib/log'
 import { DATASETS, type ColumnDef, type DatasetDef } from '@/lib/query/datasets'
 import { insertWithRollup } from '@/lib/query/rollups'
 
@@ -18,8 +21,10 @@ import { insertWithRollup } from '@/lib/query/rollups'
 // inserts nothing twice.
 
 export const LOGPUSH_SECRET_HEADER = 'x-logpush-secret'
-export const MAX_COMPRESSED_BYTES = 32 * 1024 * 1024
+export const MAX_COMPRESSED_BYTES = INGEST_BODY_MAX_BYTES
 export const MAX_BATCH_BYTES = 256 * 1024 * 1024
+/** Seconds a sender is asked to wait while the database is unavailable. */
+const RETRY_AFTER_S = 30
 const MAX_REPORTED_ERRORS = 20
 const INSERT_CHUNK = 10_000 // rows per statement (one JSON parameter each)
 
@@ -55,15 +60,48 @@ export function ingestDataset(id: string): IngestDataset {
 
 /** Body bytes → NDJSON text; gzip is recognised by its magic bytes, whatever the headers say. */
 export function decodeBatch(body: Uint8Array): string {
-  if (body.byteLength > MAX_COMPRESSED_BYTES) throw new AppError('invalid_input', `Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+  if (body.byteLength > MAX_COMPRESSED_BYTES) throw bodyTooLarge(MAX_COMPRESSED_BYTES, 'Batch')
   if (body[0] === 0x1f && body[1] === 0x8b) {
     try {
       return gunzipSync(body, { maxOutputLength: MAX_BATCH_BYTES }).toString('utf8')
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bodyTooLarge(MAX_BATCH_BYTES, 'Decompressed batch')
       throw new AppError('invalid_input', `Batch is not valid gzip: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
   return Buffer.from(body).toString('utf8')
+}
+
+// Connection failures (node errors, SQLSTATE classes 08 and 57P, too many connections) and our own
+// deadline: the database is unavailable, not the batch at fault.
+const UNAVAILABLE = /^(ECONN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08|57P|53300)/
+function databaseUnavailable(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e instanceof DatabaseDeadline) return true
+    const code = (e as NodeJS.ErrnoException).code
+    if (code && UNAVAILABLE.test(code)) return true
+    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message)) return true
+  }
+  return false
+}
+
+class DatabaseDeadline extends Error {}
+
+/** `work` against the database within INGEST_DB_TIMEOUT_MS; a database that is down or hangs is a 503 with Retry-After. */
+async function withDatabase<T>(work: () => Promise<T>, timeoutMs = config.INGEST_DB_TIMEOUT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseDeadline(`no answer within ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    return await Promise.race([work(), deadline])
+  } catch (error) {
+    if (!databaseUnavailable(error)) throw error
+    log.warn('ingest: database unavailable', { error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message).slice(0, 200) : String(error) })
+    throw new AppError('unavailable', `The database is unavailable; the batch was not stored. Retry after ${RETRY_AFTER_S} seconds.`, { retryAfterSeconds: RETRY_AFTER_S })
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 type Value = string | number | boolean | Date | null
@@ -150,18 +188,20 @@ export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): P
   return { rows, lines, errors }
 }
 
-export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: Db } = {}): Promise<IngestResult> {
+export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: Db; timeoutMs?: number } = {}): Promise<IngestResult> {
   const table = INGEST_TABLES[id]
   const parsed = parseBatch(DATASETS[id], table, text)
-  const db = opts.db ?? (await getReadyDatabase()).db
   let inserted = 0
   if (parsed.rows.length > 0) {
     // One transaction: a batch is stored whole or not at all. Each statement adds its rows to the
     // rollup too; lines already stored (a re-delivery) are skipped by the row hash.
     const conflict = ['row_hash', DATASETS[id].timeColumn]
-    await db.transaction(async (tx) => {
-      for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) inserted += await insertWithRollup(tx, id, parsed.rows.slice(i, i + INSERT_CHUNK), conflict)
-    })
+    await withDatabase(async () => {
+      const db = opts.db ?? (await getReadyDatabase()).db
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) inserted += await insertWithRollup(tx, id, parsed.rows.slice(i, i + INSERT_CHUNK), conflict)
+      })
+    }, opts.timeoutMs)
   }
   return {
     dataset: id,
@@ -177,21 +217,6 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
 export async function ingestRequest(datasetParam: string, request: Request, opts: { db?: Db; secret?: string } = {}): Promise<IngestResult> {
   checkIngestSecret(request.headers, opts.secret ?? config.LOGPUSH_SECRET)
   const id = ingestDataset(datasetParam)
-  const text = decodeBatch(await readCapped(request, MAX_COMPRESSED_BYTES))
+  const text = decodeBatch(await readBody(request, MAX_COMPRESSED_BYTES, 'Batch'))
   return ingestBatch(id, text, opts)
-}
-
-/** The request body, refused as soon as it passes `max` bytes (declared or streamed). */
-async function readCapped(request: Request, max: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError('invalid_input', `Batch larger than ${max} bytes.`)
-  if (Number(request.headers.get('content-length') ?? 0) > max) throw tooLarge()
-  if (!request.body) return new Uint8Array()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength
-    if (size > max) throw tooLarge()
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks)
 }

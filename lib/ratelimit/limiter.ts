@@ -2,7 +2,8 @@ import 'server-only'
 import { Ratelimit } from '@upstash/ratelimit'
 import { config } from '@/lib/config'
 import { log, logOnce } from '@/lib/log'
-import { getRedis, withTimeout } from '@/lib/redis'
+import { getRedis, getRedisBreaker } from '@/lib/redis'
+import { withTimeout } from '@/lib/timeout'
 
 export interface LimitResult {
   success: boolean
@@ -10,7 +11,7 @@ export interface LimitResult {
   remaining: number
   /** Epoch ms at which the current window ends. */
   reset: number
-  /** True when the store could not be reached and the request was let through. */
+  /** True when the store could not be used and this process's own count decided (lib/circuit-breaker.ts). */
   failedOpen: boolean
 }
 
@@ -41,9 +42,16 @@ export function createMemoryLimiter(max: number, windowS: number, now = () => Da
   }
 }
 
+/**
+ * The shared store's limiter, behind the store's circuit breaker. Every request is also counted in
+ * memory, so when the store fails or hangs (and while the breaker is open) this process goes on
+ * limiting with its own count: a client cannot exceed the policy on one instance, and no request
+ * waits for a store known to be down.
+ */
 function createStoreLimiter(max: number, windowS: number, timeoutMs: number): Limiter | null {
   const redis = getRedis()
-  if (!redis) return null
+  const breaker = getRedisBreaker()
+  if (!redis || !breaker) return null
   const ratelimit = new Ratelimit({
     redis: redis.client,
     limiter: Ratelimit.fixedWindow(max, `${windowS} s`),
@@ -52,21 +60,22 @@ function createStoreLimiter(max: number, windowS: number, timeoutMs: number): Li
     analytics: false,
     ephemeralCache: false,
   })
-  const failOpen = (reason: string): LimitResult => {
-    log.warn('rate-limit store unavailable; request served without limiting', { reason })
-    const windowMs = windowS * 1000
-    return { success: true, limit: max, remaining: max, reset: (Math.floor(Date.now() / windowMs) + 1) * windowMs, failedOpen: true }
-  }
+  const local = createMemoryLimiter(max, windowS)
   return {
     kind: redis.kind,
     async limit(id) {
-      try {
-        const r = await withTimeout(ratelimit.limit(id), timeoutMs)
-        if (r.reason === 'timeout') return failOpen('timeout')
-        return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset, failedOpen: false }
-      } catch (error) {
-        return failOpen(error instanceof Error ? error.message : String(error))
-      }
+      const own = local.limit(id)
+      return breaker.run<LimitResult>(
+        async () => {
+          const r = await withTimeout(ratelimit.limit(id), timeoutMs)
+          if (r.reason === 'timeout') throw new Error(`timed out after ${timeoutMs} ms`)
+          return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset, failedOpen: false }
+        },
+        async (reason) => {
+          if (!breaker.isOpen()) log.warn('rate-limit store unavailable; this request limited by the in-memory count', { reason: reason.slice(0, 200) })
+          return { ...(await own), failedOpen: true }
+        },
+      )
     },
   }
 }

@@ -1,10 +1,12 @@
 import 'server-only'
 import { log } from '@/lib/log'
-import { getRedis, withTimeout } from '@/lib/redis'
+import { getRedis, getRedisBreaker } from '@/lib/redis'
+import { withTimeout } from '@/lib/timeout'
 
 // TTL cache for upstream answers, in Redis when a store is configured (shared by instances) and in
 // memory otherwise, with single-flight: concurrent identical loads share one upstream call. A
-// failing store is treated as a miss; caching never fails a request.
+// failing store is treated as a miss; caching never fails a request. Store calls go through the
+// store's circuit breaker: while it is open (the store down or hanging) the memory cache serves.
 
 interface Entry {
   value: unknown
@@ -24,16 +26,7 @@ const state = ((globalThis as unknown as Record<symbol, State>)[Symbol.for('util
   inflight: new Map(),
 })
 
-async function read(key: string): Promise<Entry | undefined> {
-  const redis = getRedis()
-  if (redis) {
-    try {
-      return (await withTimeout(redis.client.get<Entry>(`cache:${key}`), STORE_TIMEOUT_MS)) ?? undefined
-    } catch (error) {
-      log.warn('cache read failed', { key, error: String(error) })
-      return undefined
-    }
-  }
+function readMemory(key: string): Entry | undefined {
   const hit = state.memory.get(key)
   if (!hit) return undefined
   if (hit.expiresAt < Date.now()) {
@@ -46,18 +39,35 @@ async function read(key: string): Promise<Entry | undefined> {
   return hit
 }
 
-async function write(key: string, entry: Entry, keepMs: number) {
-  const redis = getRedis()
-  if (redis) {
-    try {
-      await withTimeout(redis.client.set(`cache:${key}`, entry, { px: Math.max(1, keepMs) }), STORE_TIMEOUT_MS)
-    } catch (error) {
-      log.warn('cache write failed', { key, error: String(error) })
-    }
-    return
-  }
+function writeMemory(key: string, entry: Entry, keepMs: number) {
   state.memory.set(key, { ...entry, expiresAt: Date.now() + keepMs })
   while (state.memory.size > MEMORY_MAX_ENTRIES) state.memory.delete(state.memory.keys().next().value!)
+}
+
+async function read(key: string): Promise<Entry | undefined> {
+  const redis = getRedis()
+  const breaker = getRedisBreaker()
+  if (!redis || !breaker) return readMemory(key)
+  return breaker.run(
+    async () => (await withTimeout(redis.client.get<Entry>(`cache:${key}`), STORE_TIMEOUT_MS)) ?? undefined,
+    (reason) => {
+      if (!breaker.isOpen()) log.warn('cache read failed', { key, error: reason.slice(0, 200) })
+      return readMemory(key)
+    },
+  )
+}
+
+async function write(key: string, entry: Entry, keepMs: number) {
+  const redis = getRedis()
+  const breaker = getRedisBreaker()
+  if (!redis || !breaker) return writeMemory(key, entry, keepMs)
+  await breaker.run(
+    async () => void (await withTimeout(redis.client.set(`cache:${key}`, entry, { px: Math.max(1, keepMs) }), STORE_TIMEOUT_MS)),
+    (reason) => {
+      if (!breaker.isOpen()) log.warn('cache write failed', { key, error: reason.slice(0, 200) })
+      writeMemory(key, entry, keepMs)
+    },
+  )
 }
 
 export interface CacheOptions {

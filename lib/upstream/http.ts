@@ -1,6 +1,7 @@
 import 'server-only'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
+import { readCapped } from '@/lib/http/body'
 import { AppError } from '@/lib/http/errors'
 import { log } from '@/lib/log'
 
@@ -14,21 +15,24 @@ export class UpstreamTimeout extends AppError {
   }
 }
 
+// Messages are in our own words; what the upstream said (its error body, addresses, field paths)
+// goes into `details.detail`, which is logged and never sent to the client.
+
 export class UpstreamStatus extends AppError {
   constructor(readonly upstream: string, readonly upstreamStatus: number, readonly bodySnippet: string) {
-    super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus })
+    super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus, detail: bodySnippet })
   }
 }
 
 export class UpstreamMalformed extends AppError {
-  constructor(readonly upstream: string, reason: string) {
-    super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream })
+  constructor(readonly upstream: string, reason: string, detail?: string) {
+    super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream, detail })
   }
 }
 
 export class UpstreamUnreachable extends AppError {
   constructor(readonly upstream: string, reason: string) {
-    super('upstream_failed', `${upstream} could not be reached (${reason}).`, { upstream })
+    super('upstream_failed', `${upstream} could not be reached.`, { upstream, detail: reason })
   }
 }
 
@@ -60,35 +64,6 @@ export interface UpstreamResponse {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS'])
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function readCapped(res: Response, maxBytes: number, upstream: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? NaN)
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => {})
-    throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
-  }
-  if (!res.body) return new Uint8Array()
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.byteLength
-  }
-  return out
-}
-
 async function attempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -103,7 +78,8 @@ async function attempt(upstream: string, url: string, req: UpstreamRequest, time
     }
     if (req.dispatcher) init.dispatcher = req.dispatcher
     const res = await fetch(url, init)
-    const body = await readCapped(res, req.maxBytes ?? config.UPSTREAM_MAX_BYTES, upstream)
+    const maxBytes = req.maxBytes ?? config.UPSTREAM_MAX_BYTES
+    const body = await readCapped(res, maxBytes, () => new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`))
     const decoded = () => new TextDecoder().decode(body)
     if (!res.ok && !(req.acceptStatus ?? []).includes(res.status)) {
       throw new UpstreamStatus(upstream, res.status, decoded().slice(0, 300))
@@ -160,7 +136,7 @@ export function parseUpstreamJson(upstream: string, text: string, schema?: z.Zod
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new UpstreamMalformed(upstream, `unexpected shape at ${issue?.path.join('.') || 'root'}: ${issue?.message}`)
+    throw new UpstreamMalformed(upstream, 'unexpected shape', `at ${issue?.path.join('.') || 'root'}: ${issue?.message}`)
   }
   return parsed.data
 }

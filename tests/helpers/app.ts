@@ -7,8 +7,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export interface RunningApp {
   url: string
   port: number
+  pid: number
   logs: () => string
   stop: () => Promise<void>
+  /** Sends a signal; `exited` resolves with the exit code. */
+  signal: (signal: NodeJS.Signals) => void
+  exited: Promise<number | null>
 }
 
 export async function freePort(): Promise<number> {
@@ -42,6 +46,7 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
   const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.stdout!.on('data', (d) => (output += d))
   child.stderr!.on('data', (d) => (output += d))
   const url = `http://127.0.0.1:${port}`
@@ -61,6 +66,9 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   return {
     url,
     port,
+    pid: child.pid!,
+    exited,
+    signal: (signal) => void child.kill(signal),
     logs: () => output,
     stop: () =>
       new Promise<void>((resolve) => {

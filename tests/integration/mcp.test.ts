@@ -455,7 +455,7 @@ describe('protocol errors', () => {
     expectDocumented(r)
   })
 
-  it.each(['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', '{"id": 1}'])('%s is a parse error (-32700), not a 500', async (body) => {
+  it.each(['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', `${'['.repeat(40)}${']'.repeat(40)}`])('%s is a parse error (-32700), not a 500', async (body) => {
     const r = await rpc(body)
     expect(r.status).toBe(400)
     expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
@@ -496,7 +496,14 @@ describe('raw HTTP', () => {
     }
   })
 
-  it.each(['application/json', 'text/event-stream', '*/*'])('Accept: %s → 406', async (accept) => {
+  // Answers are always JSON, so whatever admits application/json is enough.
+  it.each(['application/json', '*/*', 'application/*'])('Accept: %s → 200', async (accept) => {
+    const r = await rpc(healthCall, { accept })
+    expect(r.status).toBe(200)
+    expectDocumented(r)
+  })
+
+  it.each(['text/event-stream', 'text/html'])('Accept: %s → 406', async (accept) => {
     const r = await rpc(healthCall, { accept })
     expect(r.status).toBe(406)
     expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } })
@@ -529,6 +536,60 @@ describe('raw HTTP', () => {
     expectDocumented(r)
   })
 
+  it.each([
+    [{ id: 1 }, 1],
+    [{ jsonrpc: '2.0', id: 5, method: 7 }, 5],
+    [{ jsonrpc: '1.0', id: 'a', method: 'ping' }, 'a'],
+    [42, null],
+  ])('%j is an invalid request (-32600)', async (message, id) => {
+    const r = await rpc(message)
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32600 } })
+    expectDocumented(r)
+  })
+
+  it('answers [] with one invalid-request error', async () => {
+    const r = await rpc([])
+    expect([r.status, r.body]).toMatchObject([400, { jsonrpc: '2.0', id: null, error: { code: -32600 } }])
+    expectDocumented(r)
+  })
+
+  it('answers a one-item batch with an array', async () => {
+    const r = await rpc([{ jsonrpc: '2.0', id: 9, method: 'ping' }], { 'mcp-protocol-version': '2025-03-26' })
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }])
+    expectDocumented(r)
+  })
+
+  it('answers each use of an id repeated within a batch', async () => {
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
+    const r = await rpc([ping, ping, { jsonrpc: '2.0', id: 2, method: 'ping' }])
+    const answers = r.body as { id: number; result?: unknown; error?: { code: number } }[]
+    expect(answers).toHaveLength(3)
+    expect(answers.filter((a) => a.result).map((a) => a.id).sort()).toEqual([1, 2])
+    expect(answers.filter((a) => a.error)).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32600 }) })])
+    expectDocumented(r)
+  })
+
+  it.each(['2025-06-18', '2025-11-25'])('refuses a batch under protocol version %s, which has none', async (version) => {
+    const r = await rpc([{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-protocol-version': version })
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining(version) } })
+    expectDocumented(r)
+  })
+
+  it('negotiates down from a newer protocol revision', async () => {
+    const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+    const result = (init.body as { result: { protocolVersion: string; capabilities: { tools: { listChanged?: boolean } } } }).result
+    expect(result.protocolVersion).toBe('2025-11-25')
+    // A stateless server never sends notifications/tools/list_changed.
+    expect(result.capabilities.tools.listChanged).toBe(false)
+    const discover = await rpc({ jsonrpc: '2.0', id: 2, method: 'server/discover' }, { 'mcp-protocol-version': '2026-07-28' })
+    expect(discover.status).toBe(400)
+    expect(discover.body).toMatchObject({ id: 2, error: { code: -32602, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25', '2025-03-26']) } } })
+    expectDocumented(discover)
+  })
+
   it('accepts a notification with 202 and no body', async () => {
     const r = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })
     expect([r.status, r.body]).toEqual([202, null])
@@ -553,6 +614,8 @@ describe('browser origins (DNS-rebinding protection)', () => {
     ['the public origin', () => ({ origin: PUBLIC_ORIGIN })],
     ['an origin from MCP_ALLOWED_ORIGINS', () => ({ origin: ALLOWED_ORIGIN })],
     ['a loopback page of the same origin', () => ({ origin: `http://127.0.0.1:${app.port}` })],
+    // The server is reached as 127.0.0.1 here; localhost is the same loopback host.
+    ['a page at localhost on the same port', () => ({ origin: `http://localhost:${app.port}` })],
     ['a client that sends no Origin', () => ({})],
   ])('serves %s', async (_, headers) => {
     const r = await rpc(healthCall, headers())

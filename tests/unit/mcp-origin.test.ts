@@ -24,6 +24,12 @@ describe('allowed MCP origins', () => {
     ['http://localhost:6274', 'api.example.com', true],
     ['http://localhost:3000', 'localhost:3000', true],
     ['http://127.0.0.1:3000', '127.0.0.1:3000', true],
+    // The loopback names are one host: a page at localhost may call the server reached as 127.0.0.1.
+    ['http://localhost:3999', '127.0.0.1:3999', true],
+    ['http://127.0.0.1:3999', 'localhost:3999', true],
+    ['http://[::1]:3999', 'localhost:3999', true],
+    ['http://localhost:3999', '127.0.0.1:4000', false],
+    ['http://localhost:3999', 'rebound.example:3999', false],
     ['http://[::1]:3000', '[::1]:3000', true],
     ['http://api.example.com', 'api.example.com', false],
     ['https://evil.example', 'api.example.com', false],

@@ -49,8 +49,9 @@ describe('recorded PDS payloads', () => {
   it('keeps other resolveHandle errors as upstream failures', () => {
     const call = () => reshapeResolveHandle(400, '{"error":"InvalidRequest","message":"Error: handle must be a valid handle"}')
     expect(call).toThrow(XrpcError)
-    expect(call).toThrow(/HTTP 400 InvalidRequest: Error: handle must be a valid handle/)
-    expect(() => reshapeResolveHandle(200, '{"handle":"x"}')).toThrow(/unexpected shape at did/)
+    // The client reads our words; the PDS's own (its error body) are only logged.
+    expect(call).toThrow(expect.objectContaining({ message: 'PDS answered HTTP 400.', details: expect.objectContaining({ detail: 'InvalidRequest: Error: handle must be a valid handle' }) }))
+    expect(() => reshapeResolveHandle(200, '{"handle":"x"}')).toThrow(expect.objectContaining({ message: 'PDS sent a response that could not be used (unexpected shape).', details: expect.objectContaining({ detail: expect.stringMatching(/^at did: /) }) }))
   })
 
   it('reads XRPC error bodies, and survives ones that are not JSON', () => {

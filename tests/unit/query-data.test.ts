@@ -465,7 +465,7 @@ describe(`idempotent request log (${driverName})`, () => {
               return result
             },
     })
-    const writer = createRequestLogWriter({ db: async () => lossy, flushMs: 60_000 })
+    const writer = createRequestLogWriter({ db: async () => lossy, flushMs: 60_000, backoffMinMs: 0, backoffMaxMs: 0 })
     for (let i = 0; i < 300; i++) writer.record(entry(i))
     await writer.flush()
     expect(writer.pending()).toBe(300) // kept for retry, though stored

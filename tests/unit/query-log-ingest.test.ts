@@ -125,7 +125,7 @@ describe('ingest request body', () => {
       },
     })
     const request = new Request('http://test/query/ingest/dns', { method: 'POST', body, headers: { 'x-logpush-secret': 's' }, duplex: 'half' } as RequestInit)
-    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toThrow(`Batch larger than ${MAX_COMPRESSED_BYTES} bytes.`)
+    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toMatchObject({ code: 'payload_too_large', status: 413, message: `Batch is larger than 32 MiB (${MAX_COMPRESSED_BYTES} bytes).` })
     expect(sent).toBeLessThanOrEqual(MAX_COMPRESSED_BYTES + 2 * chunk.byteLength) // stopped reading early
   })
 })

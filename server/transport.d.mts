@@ -1,0 +1,4 @@
+export declare const TRANSPORT_ERRORS: Record<string, [number, string, string]>
+export declare function clientErrorResponse(code: string | undefined, requestId?: string): string
+export declare function answerClientError(error: NodeJS.ErrnoException, socket: import('node:net').Socket): void
+export declare function capRequestBody(req: import('node:stream').Readable, limit: number): void
