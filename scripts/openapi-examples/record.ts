@@ -240,13 +240,15 @@ export async function recordExamples(): Promise<RecordedExamples> {
         for (const [name, value] of Object.entries(example.params ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(value))
         const url = new URL(`/api${path}`, ORIGIN)
         for (const [name, value] of Object.entries(example.query ?? {})) url.searchParams.set(name, value)
+        const body = example.body === undefined ? undefined : JSON.stringify(example.body)
         const headers: Record<string, string> = {
           [REQUEST_ID_HEADER]: uuidv5(`${op.operationId}/${example.name}`, REQUEST_ID_NAMESPACE),
           [CLIENT_IP_HEADER]: CLIENT_IP,
           ...(op.internal ? { [INTERNAL_KEY_HEADER]: INTERNAL_KEY } : {}),
-          ...(example.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          // As a client sends it: the route reads a body only when its length or chunking is declared.
+          ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
         }
-        const request = new Request(url, { method: op.method, headers, body: example.body === undefined ? undefined : JSON.stringify(example.body) })
+        const request = new Request(url, { method: op.method, headers, body })
         answers[example.name] = await answerOf(await handler(request, { params: Promise.resolve(example.params ?? {}) }), publicAddresses)
       }
       recorded.operations[op.operationId] = answers
@@ -260,7 +262,8 @@ export async function recordExamples(): Promise<RecordedExamples> {
         ...example.headers,
       }
       const body = example.rawBody?.() ?? JSON.stringify(example.message)
-      recorded.mcp[example.name] = await answerOf(await handleMcpPost(new Request(new URL('/api/mcp', ORIGIN), { method: 'POST', headers, body })), publicAddresses)
+      const request = new Request(new URL('/api/mcp', ORIGIN), { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body })
+      recorded.mcp[example.name] = await answerOf(await handleMcpPost(request), publicAddresses)
     }
     return recorded
   } finally {
