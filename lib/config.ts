@@ -93,6 +93,8 @@ const EnvSchema = z.object({
   PGLITE_DIR: z.string().default('.data/pglite'),
   QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),
   QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
+  /** Most rows one export (CSV or NDJSON) streams; the newest rows come first. */
+  QUERY_EXPORT_MAX_ROWS: int(100_000, 1, 10_000_000),
   LOG_FULL_IP: bool(false),
   LOGPUSH_SECRET: optionalString,
 })

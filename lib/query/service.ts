@@ -173,14 +173,14 @@ export function bucketSeconds(rangeMs: number): number {
   return NICE_BUCKETS_S.find((b) => b >= wanted) ?? Math.ceil(wanted / 86_400) * 86_400
 }
 
-function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | null): SQL {
+export function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | null): SQL {
   const time = sql.identifier(dataset.timeColumn)
   // The filter text is regenerated from a checked parse tree (lib/query/filter.ts), never the raw input.
   const extra = filter ? sql` AND (${sql.raw(filter)})` : sql``
   return sql`${time} >= ${from.toISOString()}::timestamptz AND ${time} < ${to.toISOString()}::timestamptz${extra}`
 }
 
-function selectList(dataset: DatasetDef): SQL {
+export function selectList(dataset: DatasetDef): SQL {
   return sql.join(dataset.columns.map((c) => sql.identifier(c.name)), sql`, `)
 }
 
@@ -237,7 +237,7 @@ function dbCause(error: unknown): { code?: string; message?: string } | undefine
   return error instanceof Error ? { message: error.message } : undefined
 }
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)
   if (!parsed.success) throw new AppError('invalid_input', describeZodError(parsed.error))
   return parsed.data
@@ -252,7 +252,7 @@ function columnType(dataset: DatasetDef, name: string): ColumnType {
   return dataset.columns.find((c) => c.name === name)?.type ?? 'text'
 }
 
-function normaliseRow(dataset: DatasetDef, row: Row): Record<string, string | number | boolean | null> {
+export function normaliseRow(dataset: DatasetDef, row: Row): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {}
   for (const c of dataset.columns) out[c.name] = normalise(c.type, row[c.name])
   return out
