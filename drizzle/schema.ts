@@ -1,4 +1,4 @@
-import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 
 // The query application's tables. One table per dataset; lib/query/datasets.ts describes the
 // columns users may see and filter on (a unit test keeps the two in step). Column names are
@@ -200,4 +200,39 @@ export const gatewaySessions = pgTable(
     index('gateway_sessions_protocol_time_idx').on(t.protocol, t.sessionStartTime),
     index('gateway_sessions_email_idx').on(t.email),
   ],
+)
+
+// Saved views and run history of the query application, per identity (`owner`: the access
+// policy's email, or `local` for the local operator). `view` is a page's query string as
+// lib/query/view-state.ts writes it. Not granted to query_ro: user filters can never read them.
+
+export const savedQuery = pgTable(
+  'saved_query',
+  {
+    // Random, so an id seen once says nothing about anyone else's.
+    id: uuid('id').primaryKey().defaultRandom(),
+    owner: text('owner').notNull(),
+    name: text('name').notNull(),
+    page: text('page').notNull(),
+    view: text('view').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('saved_query_owner_name_idx').on(t.owner, t.name)],
+)
+
+export const queryHistory = pgTable(
+  'query_history',
+  {
+    id: id(),
+    owner: text('owner').notNull(),
+    page: text('page').notNull(),
+    view: text('view').notNull(),
+    ranAt: at('ran_at').notNull().defaultNow(),
+    /** Matching rows (rows page) or rows in range (dashboard); null when the run failed. */
+    rowCount: bigint('row_count', { mode: 'number' }),
+    elapsedMs: doublePrecision('elapsed_ms'),
+    error: text('error'),
+  },
+  (t) => [index('query_history_owner_idx').on(t.owner, t.id)],
 )
