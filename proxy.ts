@@ -20,7 +20,10 @@ export async function proxy(req: NextRequest) {
   if (path === '/query' || path.startsWith('/query/')) return queryGate(req)
   const requestId = requestIdFrom(req.headers)
   const target = REDIRECTS[path]
-  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next()
+  // Pages see the id too (the not-found page quotes it).
+  const headers = new Headers(req.headers)
+  headers.set(REQUEST_ID_HEADER, requestId)
+  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next({ request: { headers } })
   res.headers.set(REQUEST_ID_HEADER, requestId)
   return res
 }
