@@ -16,8 +16,8 @@ export async function loadPageContext(searchParams: Promise<SearchParams>) {
   return { access, base, state, notices, requestId: h.get(REQUEST_ID_HEADER) }
 }
 
-/** The tab title of a query page: it names the dataset. */
-export function pageTitle(searchParams: SearchParams, page: 'rows' | 'dashboard'): string {
+/** The tab title of a query page: it names the dataset. (Absolute: /query is the layout's own segment, which its title template skips.) */
+export function pageTitle(searchParams: SearchParams, page: 'rows' | 'dashboard'): { absolute: string } {
   const { state } = parseViewState(searchParams)
-  return `${DATASETS[state.dataset].label} · ${page === 'rows' ? 'Rows' : 'Dashboard'}`
+  return { absolute: `${DATASETS[state.dataset].label} · ${page === 'rows' ? 'Rows' : 'Dashboard'} · Query application` }
 }

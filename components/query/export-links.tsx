@@ -9,7 +9,7 @@ export function ExportLinks({ href, count, maxRows, columns, allColumns }: { hre
   const cols = columns === allColumns ? `all ${allColumns} columns` : `the ${columns} shown columns of ${allColumns}`
   return (
     <span data-testid="export">
-      Export {rows}, {cols}, newest first, times in ISO 8601 UTC:{' '}
+      {`Export ${rows}, ${cols}, newest first, times in ISO 8601 UTC: `}
       <a href={`${href}&format=csv`} download>
         CSV
       </a>{' '}

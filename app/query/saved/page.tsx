@@ -98,21 +98,13 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
   )
 }
 
-/** `Rows · Gateway DNS · Last 7 days · resolver_decision LIKE 'blocked%'`. */
-function describeView(page: QueryPage, view: string, tz: string) {
+/** `Rows · Gateway DNS · Last 7 days · rcode = 3 · 3 columns`. */
+function describeView(page: QueryPage, view: string, tz: string): string {
   const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view)))
-  return (
-    <>
-      {page === 'rows' ? 'Rows' : 'Dashboard'} · {DATASETS[state.dataset].label} · {rangeText(state, tz)}
-      {state.filter ? (
-        <>
-          {' · '}
-          <code>{state.filter}</code>
-        </>
-      ) : null}
-      {state.columns.length ? ` · ${state.columns.length} columns` : null}
-    </>
-  )
+  const parts = [page === 'rows' ? 'Rows' : 'Dashboard', DATASETS[state.dataset].label, rangeText(state, tz)]
+  if (state.filter) parts.push(state.filter)
+  if (state.columns.length) parts.push(`${state.columns.length} columns`)
+  return parts.join(' · ')
 }
 
 function rangeText(state: ViewState, tz: string): string {
