@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test'
 
 const filterParam = (page: Page) => new URL(page.url()).searchParams.get('filter')
 const columnValues = async (page: Page, name: string) => {
+  await expect(page.getByRole('columnheader', { name, exact: true })).toBeVisible() // the rows have streamed in
   const index = (await page.getByRole('columnheader').allTextContents()).indexOf(name)
   expect(index).toBeGreaterThan(0)
   return page.locator(`tbody tr td:nth-child(${index + 1})`).allTextContents()
