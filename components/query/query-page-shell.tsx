@@ -40,11 +40,11 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
     <>
       <QueryHeader base={base} current={page} access={access} state={state} skipTo={{ id: 'results', label: page === 'query' ? 'Skip to results' : 'Skip to panels' }} />
       <main id="main">
+        <Notices notices={notices} />
         <DatasetPicker path={path} state={state} />
         <QueryForm action={path} state={state} withLimit={page === 'query'} />
         <QuickFilters path={path} state={state} dataset={getDataset(state.dataset)} />
         <SaveView api={`${base}/api/saved`} page={page === 'query' ? 'rows' : 'dashboard'} view={viewQuery({ ...state, offset: 0 })} savedHref={viewHref(`${base}/saved`, state, { offset: 0 })} />
-        <Notices notices={notices} />
         <div id="results" tabIndex={-1} className={styles.results}>
           <Suspense key={viewHref(path, state)} fallback={<LoadingState>{page === 'query' ? 'Running the query…' : 'Running the dashboard…'}</LoadingState>}>
             {children}

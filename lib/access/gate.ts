@@ -31,7 +31,7 @@ export function denialResponse(path: string, denial: Pick<Denial, 'code' | 'reas
 // stylesheet: the application's colours and type, light and dark.
 const PAGE_STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#fff;--card:#f6f8fa;--border:#d0d7de;--accent:#0969da;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--card:#161b22;--border:#30363d;--accent:#4493f8}}
-body{margin:0;background:var(--bg);color:var(--fg);line-height:1.5}header{max-width:40rem;margin:0 auto;padding:.75rem 1rem;font-weight:700}
+body{margin:0;padding:0 1rem;background:var(--bg);color:var(--fg);line-height:1.5}header{max-width:40rem;margin:0 auto;padding:.75rem 1rem;font-weight:700}
 main{max-width:40rem;margin:1.5rem auto;padding:1.5rem;border:1px solid var(--border);border-radius:.6rem;background:var(--card)}
 h1{font-size:1.3rem;margin:0 0 .5rem}h2{font-size:1rem;margin:1.25rem 0 .25rem}.code{color:var(--muted);font-size:.85rem;margin:0}code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}a{color:var(--accent)}`
 
