@@ -23,7 +23,10 @@ export async function proxy(req: NextRequest) {
   if (path === '/api' || path.startsWith('/api/')) return apiGate(req, requestId)
   if (path === '/query' || path.startsWith('/query/')) return queryGate(req, { requestId })
   const target = REDIRECTS[path]
-  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next({ request: { headers: forwardedHeaders(req) } })
+  // Pages see the id too (the not-found page quotes it).
+  const headers = forwardedHeaders(req)
+  headers.set(REQUEST_ID_HEADER, requestId)
+  const res = target ? NextResponse.redirect(new URL(target, req.url), 307) : NextResponse.next({ request: { headers } })
   res.headers.set(REQUEST_ID_HEADER, requestId)
   return res
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, smallint, text, timestamp, unique, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
+import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, smallint, text, timestamp, unique, uniqueIndex, uuid, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
 import { DATASETS, rollupDimensions, type ColumnType, type DatasetDef } from '../lib/query/datasets'
 
 // The query application's tables. One table per dataset; lib/query/datasets.ts describes the
@@ -273,3 +273,38 @@ export const gatewayDnsRollup = rollupTable(DATASETS.dns)
 export const gatewayHttpRollup = rollupTable(DATASETS.http)
 export const gatewayNetworkRollup = rollupTable(DATASETS.network)
 export const gatewaySessionsRollup = rollupTable(DATASETS.sessions)
+
+// Saved views and run history of the query application, per identity (`owner`: the access
+// policy's email, or `local` for the local operator). `view` is a page's query string as
+// lib/query/view-state.ts writes it. Not granted to query_ro: user filters can never read them.
+
+export const savedQuery = pgTable(
+  'saved_query',
+  {
+    // Random, so an id seen once says nothing about anyone else's.
+    id: uuid('id').primaryKey().defaultRandom(),
+    owner: text('owner').notNull(),
+    name: text('name').notNull(),
+    page: text('page').notNull(),
+    view: text('view').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('saved_query_owner_name_idx').on(t.owner, t.name)],
+)
+
+export const queryHistory = pgTable(
+  'query_history',
+  {
+    id: id().primaryKey(),
+    owner: text('owner').notNull(),
+    page: text('page').notNull(),
+    view: text('view').notNull(),
+    ranAt: at('ran_at').notNull().defaultNow(),
+    /** Matching rows (rows page) or rows in range (dashboard); null when the run failed. */
+    rowCount: bigint('row_count', { mode: 'number' }),
+    elapsedMs: doublePrecision('elapsed_ms'),
+    error: text('error'),
+  },
+  (t) => [index('query_history_owner_idx').on(t.owner, t.id)],
+)

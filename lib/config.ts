@@ -109,6 +109,8 @@ const EnvSchema = z.object({
   /** Counts up to this many rows are exact; above it the planner's estimate is shown, marked as such. */
   QUERY_EXACT_COUNT_LIMIT: int(100_000, 1_000, 100_000_000),
   QUERY_RETENTION_DAYS: retention as z.ZodType<Partial<Record<DatasetId, number>>>,
+  /** Most rows one export (CSV or NDJSON) streams; the newest rows come first. */
+  QUERY_EXPORT_MAX_ROWS: int(100_000, 1, 10_000_000),
   LOG_FULL_IP: bool(false),
   /** Where request-log entries wait while the database cannot take them; default: beside PGLITE_DIR. */
   REQUEST_LOG_SPOOL_DIR: optionalString,

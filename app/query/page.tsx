@@ -1,33 +1,44 @@
+import type { Metadata } from 'next'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
 import { ErrorState } from '@/components/query/states'
+import type { Identity } from '@/lib/access/policy'
+import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
+import { ownerOf, recordRun } from '@/lib/query/saved'
 import { runQuery, type QueryResult } from '@/lib/query/service'
-import { rangeRequest, viewHref, type SearchParams, type ViewState } from '@/lib/query/view-state'
-import { loadPageContext } from './page-context'
+import { DEFAULT_LIMIT, rangeRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { loadPageContext, pageTitle } from './page-context'
 
 export const dynamic = 'force-dynamic'
+
+export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
+  return { title: pageTitle(await searchParams, 'rows') }
+}
 
 // GET /query - rows of a dataset over a range, filtered and paged; the URL holds the state
 export default async function QueryPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await loadPageContext(searchParams)
   return (
     <QueryPageShell page="query" {...ctx}>
-      <Results base={ctx.base} state={ctx.state} />
+      {ctx.access.ok ? <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} /> : null}
     </QueryPageShell>
   )
 }
 
-async function Results({ base, state }: { base: string; state: ViewState }) {
+async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
   const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined }
+  const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
   try {
     result = await runQuery(request)
   } catch (error) {
     if (!(error instanceof AppError)) throw error
+    await recordRun(ownerOf(identity), { ...run, error: error.message })
     return <ErrorState title="The query was not run" message={error.message} />
   }
-  // The export repeats this exact page: a relative range is pinned to the bounds just used.
-  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, cursor: state.cursor })
-  return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} />
+  await recordRun(ownerOf(identity), { ...run, rowCount: result.count, elapsedMs: result.elapsedMs })
+  // The export covers this exact view: a relative range is pinned to the bounds just used.
+  const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, offset: 0, limit: DEFAULT_LIMIT })
+  return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
 }

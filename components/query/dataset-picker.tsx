@@ -3,14 +3,14 @@ import { DATASETS, DATASET_IDS } from '@/lib/query/datasets'
 import { viewHref, type ViewState } from '@/lib/query/view-state'
 import styles from './query.module.css'
 
-// One link per dataset; switching keeps the range and drops the filter, which names columns of
-// the dataset being left.
+// One link per dataset; switching keeps the range and drops the filter and the column choice,
+// which name columns of the dataset being left.
 export function DatasetPicker({ path, state }: { path: string; state: ViewState }) {
   return (
     <>
       <nav className={styles.datasets} aria-label="Datasets">
         {DATASET_IDS.map((id) => (
-          <Link key={id} href={viewHref(path, state, { dataset: id, filter: '', offset: 0 })} aria-current={id === state.dataset ? 'page' : undefined}>
+          <Link key={id} href={viewHref(path, state, { dataset: id, filter: '', offset: 0, columns: [] })} aria-current={id === state.dataset ? 'page' : undefined}>
             {DATASETS[id].label}
           </Link>
         ))}

@@ -1,39 +1,30 @@
 import Form from 'next/form'
 import { DATASETS } from '@/lib/query/datasets'
-import { PAGE_SIZES, RANGE_PRESETS, resolveViewRange, toInputValue, type ViewState } from '@/lib/query/view-state'
+import { formatWallTime, UTC } from '@/lib/query/time'
+import { PAGE_SIZES, resolveViewRange, viewQuery, type ViewState } from '@/lib/query/view-state'
+import { FilterBox } from './filter-box-client'
+import { RangeFields } from './range-fields-client'
 import styles from './query.module.css'
 
 // A GET form: submitting navigates to the URL of the new state (next/form makes that a client
-// navigation). Custom from/to start at the bounds the current range resolves to.
+// navigation). Tab order follows the reading order: range, rows per page, filter, then Run. The
+// form is keyed by the state, so fields show the new state after every navigation.
 export function QueryForm({ action, state, withLimit }: { action: string; state: ViewState; withLimit: boolean }) {
+  const dataset = DATASETS[state.dataset]
   const resolved = resolveViewRange(state)
-  const columns = DATASETS[state.dataset].columns.map((c) => c.name)
+  const shown = (typed: string, iso: string) => (state.range === 'custom' ? typed : formatWallTime(Date.parse(iso), state.tz))
+  const sizes = PAGE_SIZES.some((n) => n === state.limit) ? PAGE_SIZES : [...PAGE_SIZES, state.limit].sort((a, b) => a - b)
   return (
-    <Form action={action} className={styles.form} aria-label="Query">
+    <Form key={viewQuery(state)} action={action} className={styles.form} aria-label="Query">
       <input type="hidden" name="dataset" value={state.dataset} />
-      <label>
-        Range
-        <select name="range" defaultValue={state.range}>
-          {Object.entries(RANGE_PRESETS).map(([id, label]) => (
-            <option key={id} value={id}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        From (UTC, custom)
-        <input type="datetime-local" name="from" defaultValue={toInputValue(resolved.dateFrom)} />
-      </label>
-      <label>
-        To (UTC, custom)
-        <input type="datetime-local" name="to" defaultValue={toInputValue(resolved.dateTo, true)} />
-      </label>
+      {state.tz !== UTC ? <input type="hidden" name="tz" value={state.tz} /> : null}
+      {state.columns.length ? <input type="hidden" name="cols" value={state.columns.join(',')} /> : null}
+      <RangeFields range={state.range} from={shown(state.from, resolved.dateFrom)} to={shown(state.to, resolved.dateTo)} tz={state.tz} />
       {withLimit ? (
         <label>
           Rows per page
           <select name="limit" defaultValue={String(state.limit)}>
-            {PAGE_SIZES.map((n) => (
+            {sizes.map((n) => (
               <option key={n} value={n}>
                 {n}
               </option>
@@ -41,14 +32,14 @@ export function QueryForm({ action, state, withLimit }: { action: string; state:
           </select>
         </label>
       ) : null}
-      <button type="submit">Run</button>
-      <label className={styles.filter}>
-        Filter (SQL WHERE fragment)
-        <textarea name="filter" defaultValue={state.filter} placeholder={`e.g. ${DATASETS[state.dataset].quickFilters[0]?.filter ?? ''}`} spellCheck={false} />
-        <span className={styles.hint}>
-          Columns: {columns.join(', ')}. Comparisons, LIKE/ILIKE, IN, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts and lower/upper/length/coalesce….
-        </span>
-      </label>
+      <FilterBox
+        defaultValue={state.filter}
+        placeholder={`e.g. ${dataset.quickFilters[0]?.filter ?? ''}`}
+        columns={dataset.columns.map((c) => ({ name: c.name, type: c.type }))}
+      />
+      <div className={styles.runRow}>
+        <button type="submit">Run</button>
+      </div>
     </Form>
   )
 }

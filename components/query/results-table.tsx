@@ -1,30 +1,44 @@
-import Link from 'next/link'
+import { DATASETS } from '@/lib/query/datasets'
+import { formatCount } from '@/lib/query/format'
 import type { QueryResult } from '@/lib/query/schemas'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { formatTime } from '@/lib/query/time'
+import { shownColumns, type ViewState } from '@/lib/query/view-state'
+import { ColumnPicker } from './column-picker-client'
+import { ExportLinks } from './export-links'
+import { Pagination } from './pagination'
+import { ResultsGrid } from './results-grid-client'
 import { SqlBlock } from './sql-block'
 import { EmptyState } from './states'
 import styles from './query.module.css'
 
-const fmt = new Intl.NumberFormat('en')
+interface ResultsTableProps {
+  result: QueryResult
+  path: string
+  state: ViewState
+  /** The export URL of this state, without `format`. */
+  exportHref: string
+  exportMaxRows: number
+}
+
+// One page of rows with its count, paging links, column choice, export and the SQL that produced it.
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 })
 
 /** An exact count in full; an estimate as “about 3.2 M”. */
 function countText(result: QueryResult): string {
-  return result.countExact ? fmt.format(result.count) : `about ${compact.format(result.count).replace(/(\d)([KMB])$/, '$1 $2')}`
+  return result.countExact ? formatCount(result.count) : `about ${compact.format(result.count).replace(/(\d)([KMB])$/, '$1 $2')}`
 }
 
-// One page of rows with its count, paging links, CSV export and the SQL that produced it.
-export function ResultsTable({ result, path, state, exportHref }: { result: QueryResult; path: string; state: ViewState; exportHref: string }) {
+export function ResultsTable({ result, path, state, exportHref, exportMaxRows }: ResultsTableProps) {
+  const dataset = DATASETS[result.dataset]
+  const fields = dataset.columns.map(({ name, type, unit }) => ({ name, type, unit }))
+  const shown = new Set(shownColumns(state))
   const first = result.rows.length ? result.offset + 1 : 0
   const last = result.offset + result.rows.length
-  const prev = Math.max(0, result.offset - result.limit)
-  const hasPrev = result.offset > 0
-  const hasNext = result.nextCursor !== null
   return (
     <section aria-label="Results">
       <div className={styles.summary}>
         <span data-testid="row-count">
-          {result.rows.length ? `Rows ${fmt.format(first)}–${fmt.format(last)} of ${countText(result)}` : `${countText(result)} matching rows`}
+          {result.rows.length ? `Rows ${formatCount(first)}–${formatCount(last)} of ${countText(result)}` : `${countText(result)} matching rows`}
         </span>
         {result.countExact ? null : (
           <span className={styles.hint} data-testid="count-estimate">
@@ -32,51 +46,19 @@ export function ResultsTable({ result, path, state, exportHref }: { result: Quer
           </span>
         )}
         <span data-testid="elapsed">{result.elapsedMs} ms in the database</span>
-        <span className={styles.hint}>
-          {result.range.from} → {result.range.to}
+        <span className={styles.hint} data-testid="range">
+          {formatTime(result.range.from, state.tz)} → {formatTime(result.range.to, state.tz)}
         </span>
-        <a href={exportHref} download>
-          Export CSV
-        </a>
-        <nav className={styles.pager} aria-label="Pages">
-          {hasPrev ? <Link href={viewHref(path, state, { offset: prev })}>← Previous</Link> : <span className={styles.disabled}>← Previous</span>}
-          {hasNext ? <Link href={viewHref(path, state, { offset: last, cursor: result.nextCursor! })}>Next →</Link> : <span className={styles.disabled}>Next →</span>}
-        </nav>
+        <Pagination path={path} state={state} offset={result.offset} limit={result.limit} shown={result.rows.length} nextCursor={result.nextCursor} />
+      </div>
+      <div className={styles.tools}>
+        <ColumnPicker path={path} state={state} columns={dataset.columns.map((c) => c.name)} />
+        <ExportLinks href={exportHref} count={result.count} countText={countText(result)} maxRows={exportMaxRows} columns={shown.size} allColumns={dataset.columns.length} />
       </div>
       {result.rows.length === 0 ? (
         <EmptyState>{result.count ? 'No rows on this page: go back to an earlier page.' : 'No rows match this range and filter.'}</EmptyState>
       ) : (
-        <div className={styles.tableWrap}>
-          <table className={styles.table}>
-            <thead>
-              <tr>
-                {result.columns.map((c) => (
-                  <th key={c} scope="col">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {result.rows.map((row, i) => (
-                <tr key={i}>
-                  {result.columns.map((c) => {
-                    const v = row[c]
-                    return v === null ? (
-                      <td key={c} className={styles.null}>
-                        null
-                      </td>
-                    ) : (
-                      <td key={c} title={String(v)}>
-                        {String(v)}
-                      </td>
-                    )
-                  })}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResultsGrid columns={fields.filter((c) => shown.has(c.name))} fields={fields} rows={result.rows} path={path} state={state} firstRow={first} />
       )}
       {result.filter ? (
         <p className={styles.hint}>
@@ -85,7 +67,6 @@ export function ResultsTable({ result, path, state, exportHref }: { result: Quer
       ) : null}
       <SqlBlock label="SQL" statement={result.sql} />
       <SqlBlock label="Count" statement={result.countSql} />
-      {result.estimateSql ? <SqlBlock label="Estimate" statement={result.estimateSql} /> : null}
     </section>
   )
 }

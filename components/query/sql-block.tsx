@@ -9,7 +9,7 @@ export function SqlBlock({ label, statement }: { label: string; statement: State
     <div className={styles.sql}>
       <strong>{label}</strong>
       <pre data-testid="sql">{statement.text}</pre>
-      <span className={styles.hint}>
+      <span className={styles.hint} data-testid="sql-params">
         Parameters: {statement.params.length ? statement.params.map((p, i) => `$${i + 1} = ${JSON.stringify(p)}`).join(', ') : 'none'}
       </span>
     </div>

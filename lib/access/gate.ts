@@ -2,6 +2,7 @@ import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
 import { admitRequest, type AccessResult } from '@/lib/access/policy'
 import { internalQueryPath, QUERY_HOME_HEADER, QUERY_PREFIX } from '@/lib/access/query-host'
+import { describeRefusal, type Refusal } from '@/lib/access/refusal'
 import { clientIpFrom } from '@/lib/http/client-ip'
 import { ERROR_STATUS, errorBody } from '@/lib/http/errors'
 import { forwardIdentity, requestIdFrom } from '@/lib/http/gate'
@@ -18,13 +19,25 @@ const INGEST = `${QUERY_PREFIX}/ingest/`
 
 type Denial = Extract<AccessResult, { ok: false }>
 
-/** The response to a refused request: the error envelope for the API, a short page otherwise. */
+/** The response to a refused request: the error envelope for the API, a page otherwise. */
 export function denialResponse(path: string, denial: Pick<Denial, 'code' | 'reason'>, requestId: string): Response {
   const status = ERROR_STATUS[denial.code]
   const headers = { ...SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
   if (path.startsWith(`${QUERY_PREFIX}/api/`)) return NextResponse.json(errorBody('envelope', denial.code, denial.reason, requestId), { status, headers })
-  const html = `<!doctype html><meta charset="utf-8"><title>${status}</title><h1>Access refused (${status})</h1><p>${escapeHtml(denial.reason)}</p><p>Request id: ${requestId}</p>`
-  return new Response(html, { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
+  return new Response(refusalPage(status, describeRefusal(denial), requestId), { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
+}
+
+// The proxy answers before the application renders anything, so this page carries its own small
+// stylesheet: the application's colours and type, light and dark.
+const PAGE_STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#fff;--card:#f6f8fa;--border:#d0d7de;--accent:#0969da;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--card:#161b22;--border:#30363d;--accent:#4493f8}}
+body{margin:0;padding:0 1rem;background:var(--bg);color:var(--fg);line-height:1.5}header{max-width:40rem;margin:0 auto;padding:.75rem 1rem;font-weight:700}
+main{max-width:40rem;margin:1.5rem auto;padding:1.5rem;border:1px solid var(--border);border-radius:.6rem;background:var(--card)}
+h1{font-size:1.3rem;margin:0 0 .5rem}h2{font-size:1rem;margin:1.25rem 0 .25rem}.code{color:var(--muted);font-size:.85rem;margin:0}code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}a{color:var(--accent)}`
+
+function refusalPage(status: number, refusal: Refusal, requestId: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(refusal.title)} · Query application</title><style>${PAGE_STYLE}</style></head>
+<body><header>Query application</header><main><p class="code">Error ${status}</p><h1>${escapeHtml(refusal.title)}</h1><p>${escapeHtml(refusal.what)}</p><h2>What to do next</h2><p>${escapeHtml(refusal.next)}</p><p class="code">Request id: <code>${escapeHtml(requestId)}</code></p></main></body></html>`
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

@@ -19,6 +19,8 @@ export interface AccessContext {
   request: NextRequest
   requestId: string
   identity: Identity
+  /** The route's dynamic segments (`{ id }` for /saved/[id]). */
+  params: Record<string, string>
 }
 
 /**
@@ -27,7 +29,7 @@ export interface AccessContext {
  * in the envelope shape `{ error: { code, message, requestId } }`.
  */
 export function withAccess(template: string, handle: (ctx: AccessContext) => unknown) {
-  return async function handler(request: NextRequest): Promise<Response> {
+  return async function handler(request: NextRequest, context?: { params?: Promise<Record<string, string>> }): Promise<Response> {
     const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
     try {
       const access = await admitRequest(request)
@@ -35,7 +37,7 @@ export function withAccess(template: string, handle: (ctx: AccessContext) => unk
         logDenial(requestId, template, request.method, access)
         throw new AppError(access.code, access.reason)
       }
-      const result = await handle({ request, requestId, identity: access.identity })
+      const result = await handle({ request, requestId, identity: access.identity, params: (await context?.params) ?? {} })
       const response = result instanceof Response ? result : Response.json(result)
       response.headers.set(REQUEST_ID_HEADER, requestId)
       response.headers.set('cache-control', 'no-store')

@@ -15,6 +15,8 @@ export interface ColumnDef {
   description: string
   /** Logpush field name (gateway datasets). */
   source?: string
+  /** How values are shown: `bytes` as KB/MB/GB (the exact number stays in the cell's title). */
+  unit?: 'bytes'
 }
 
 export interface QuickFilter {
@@ -25,7 +27,7 @@ export interface QuickFilter {
 export type SeriesDef = { key: string; label: string; aggregate: 'count' } | { key: string; label: string; aggregate: 'sum'; column: string }
 
 export type PanelDef =
-  | { id: string; kind: 'timeseries'; title: string; series: SeriesDef[] }
+  | { id: string; kind: 'timeseries'; title: string; series: SeriesDef[]; unit?: 'bytes' }
   | { id: string; kind: 'breakdown'; title: string; column: string }
   | { id: string; kind: 'top'; title: string; column: string; limit: number }
   | { id: string; kind: 'latency'; title: string; column: string; errorStatusColumn: string }
@@ -294,8 +296,8 @@ const sessions: DatasetDef = {
     c('sni', 'text', 'TLS server name indication.', 'SNI'),
     c('protocol', 'text', 'Transport protocol (tcp, udp).', 'Protocol'),
     c('detected_protocol', 'text', 'Protocol detected by inspection.', 'DetectedProtocol'),
-    c('bytes_sent', 'bigint', 'Bytes sent by the client.', 'BytesSent'),
-    c('bytes_received', 'bigint', 'Bytes received by the client.', 'BytesReceived'),
+    { ...c('bytes_sent', 'bigint', 'Bytes sent by the client.', 'BytesSent'), unit: 'bytes' },
+    { ...c('bytes_received', 'bigint', 'Bytes received by the client.', 'BytesReceived'), unit: 'bytes' },
     c('connection_reuse', 'boolean', 'Whether an origin connection was reused.', 'ConnectionReuse'),
     c('connection_close_reason', 'text', 'Why the connection closed.', 'ConnectionCloseReason'),
     c('client_tls_version', 'text', 'TLS version between client and gateway.', 'ClientTLSVersion'),
@@ -332,6 +334,7 @@ const sessions: DatasetDef = {
       id: 'bytes_over_time',
       kind: 'timeseries',
       title: 'Bytes up and down over time',
+      unit: 'bytes',
       series: [
         { key: 'bytes_sent', label: 'Bytes sent', aggregate: 'sum', column: 'bytes_sent' },
         { key: 'bytes_received', label: 'Bytes received', aggregate: 'sum', column: 'bytes_received' },

@@ -71,6 +71,20 @@ export const DashboardRequest = z
   .meta({ id: 'DashboardRequest', description: 'The dashboard panels of one dataset over a time range, optionally filtered.' })
 export type DashboardRequest = z.input<typeof DashboardRequest>
 
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+
+export const ExportRequest = z
+  .object({
+    ...rangeFields,
+    format: z.enum(EXPORT_FORMATS).default('csv'),
+    columns: z.array(z.string()).optional().meta({ description: 'Columns to export, in the dataset’s order; all when absent.' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'ExportRequest', description: 'Every row of one dataset over a time range, optionally filtered, newest first, up to QUERY_EXPORT_MAX_ROWS.' })
+export type ExportRequest = z.input<typeof ExportRequest>
+
 const Statement = z
   .object({
     text: z.string().meta({ description: 'The SQL text, as sent to the database.' }),
@@ -156,7 +170,7 @@ export const DatasetInfo = z
     label: z.string(),
     description: z.string(),
     timeColumn: z.string(),
-    columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional() })),
+    columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional(), unit: z.literal('bytes').optional() })),
     quickFilters: z.array(z.object({ label: z.string(), filter: z.string() })),
     panels: z.array(PanelDefinition),
     retentionDays: z.number().int().meta({ description: 'Days of rows kept (QUERY_RETENTION_DAYS); older days are dropped whole.' }),

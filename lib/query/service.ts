@@ -316,7 +316,7 @@ export function bucketSeconds(rangeMs: number): number {
   return NICE_BUCKETS_S.find((b) => b >= wanted) ?? Math.ceil(wanted / 86_400) * 86_400
 }
 
-function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | null): SQL {
+export function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | null): SQL {
   const time = id(dataset.timeColumn)
   // The filter text is regenerated from a checked parse tree (lib/query/filter.ts), never the raw input.
   const extra = filter ? sql` AND (${sql.raw(filter)})` : sql``
@@ -325,7 +325,7 @@ function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: string | nu
 
 const filterClause = (filter: string | null) => (filter ? sql` WHERE (${sql.raw(filter)})` : sql``)
 
-function selectList(dataset: DatasetDef): SQL {
+export function selectList(dataset: DatasetDef): SQL {
   return sql.join(dataset.columns.map((c) => id(c.name)), sql`, `)
 }
 
@@ -376,7 +376,7 @@ function dbCause(error: unknown): { code?: string; message?: string } | undefine
   return error instanceof Error ? { message: error.message } : undefined
 }
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)
   if (!parsed.success) throw new AppError('invalid_input', describeZodError(parsed.error))
   return parsed.data
@@ -391,7 +391,7 @@ function columnType(dataset: DatasetDef, name: string): ColumnType {
   return dataset.columns.find((c) => c.name === name)?.type ?? 'text'
 }
 
-function normaliseRow(dataset: DatasetDef, row: ResultRow): Record<string, string | number | boolean | null> {
+export function normaliseRow(dataset: DatasetDef, row: ResultRow): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {}
   for (const c of dataset.columns) out[c.name] = normalise(c.type, row[c.name])
   return out

@@ -1,10 +1,14 @@
-import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
+import { DATASETS, DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
+import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/query/time'
 
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
-// style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200 (and &cursor=… on a page reached by
-// "Next", which reads rows after the previous page's last one). Ranges are presets relative to now
-// (resolved per request, to the minute) or custom from/to in UTC. Values are passed on as typed;
-// the query functions validate them and the page shows their message.
+// style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
+// &cursor=… on a page reached by "Next", which reads rows after the previous page's last one). Ranges are
+// presets relative to now (resolved per request, to the minute) or custom from/to, read in the
+// page's time zone unless they carry an offset. A parameter that cannot be used is replaced by its
+// default and named in a notice, so a mistyped link still opens a working page. The filter is
+// passed on as typed: the query functions check it and the page shows their message.
+// Pure (no server imports): the browser's range fields and links use it too.
 
 export const RANGE_PRESETS = {
   '1h': 'Last hour',
@@ -18,12 +22,14 @@ export const RANGE_PRESETS = {
 export type RangeId = keyof typeof RANGE_PRESETS
 
 export const PAGE_SIZES = [25, 50, 100, 250, 500] as const
-const DEFAULT_LIMIT = 100
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 500
+const DEFAULT_RANGE: RangeId = '24h'
 
 export interface ViewState {
   dataset: DatasetId
   range: RangeId
-  /** Custom range bounds as typed (ISO 8601 date or date-time, UTC unless an offset is given). */
+  /** Custom range bounds as typed (a date, or a date and time; in `tz` unless an offset is given). */
   from: string
   to: string
   filter: string
@@ -31,51 +37,112 @@ export interface ViewState {
   offset: number
   /** Keyset position of the page (the previous page's nextCursor); offset then only numbers the rows. */
   cursor: string
+  /** IANA time zone the page shows times in (and reads typed bounds in); `UTC` by default. */
+  tz: string
+  /** Columns shown, in the dataset's order; empty means all of them. */
+  columns: string[]
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>
 
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? ''
+export interface ParseOptions {
+  /** QUERY_MAX_RANGE_DAYS: a longer custom range falls back to the default with a notice. */
+  maxRangeDays?: number
+  now?: Date
+}
 
-/** State from the page's search params; `unknownDataset` names a dataset id that does not exist. */
-export function parseViewState(sp: SearchParams): { state: ViewState; unknownDataset: string | null } {
+const one = (v: string | string[] | undefined) => ((Array.isArray(v) ? v[0] : v) ?? '').trim()
+const DAY_MS = 86_400_000
+
+/** The state of a page URL, and a sentence for each parameter that had to fall back to its default. */
+export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { state: ViewState; notices: string[] } {
+  const notices: string[] = []
   const datasetParam = one(sp.dataset)
-  const known = (DATASET_IDS as readonly string[]).includes(datasetParam)
-  const range = one(sp.range)
-  const number = (v: string, fallback: number) => (v.trim() === '' ? fallback : Number(v))
+  let dataset: DatasetId = 'requests'
+  if ((DATASET_IDS as readonly string[]).includes(datasetParam)) dataset = datasetParam as DatasetId
+  else if (datasetParam) notices.push(`There is no dataset “${datasetParam}”; showing ${DATASETS.requests.label}.`)
+
+  let tz = one(sp.tz) || UTC
+  if (!isTimeZone(tz)) {
+    notices.push(`“${tz}” is not a time zone; showing times in UTC.`)
+    tz = UTC
+  }
+
+  const [from, to] = [one(sp.from), one(sp.to)]
+  const rangeParam = one(sp.range)
+  let range: RangeId = DEFAULT_RANGE
+  if (rangeParam in RANGE_PRESETS) range = rangeParam as RangeId
+  else if (rangeParam) notices.push(`“${rangeParam}” is not a range; showing the last 24 hours.`)
+  else if (from || to) range = 'custom'
+  if (range === 'custom') {
+    const problem = customRangeProblem(from, to, tz, opts)
+    if (problem) {
+      notices.push(`${problem}; showing the last 24 hours.`)
+      range = DEFAULT_RANGE
+    }
+  }
+
+  const limit = integerParam(one(sp.limit), DEFAULT_LIMIT, 1, MAX_LIMIT, (v, outOfRange) =>
+    outOfRange ? `“${v}” rows per page is outside 1 to ${MAX_LIMIT}; showing ${DEFAULT_LIMIT}.` : `“${v}” is not a number of rows per page; showing ${DEFAULT_LIMIT}.`,
+  )
+  const offset = integerParam(one(sp.offset), 0, 0, Number.MAX_SAFE_INTEGER, (v) => `“${v}” is not a row offset; starting at the first row.`)
+
+  const known = new Set(DATASETS[dataset].columns.map((c) => c.name))
+  const asked = one(sp.cols).split(',').map((c) => c.trim()).filter(Boolean)
+  const unknown = asked.filter((c) => !known.has(c))
+  if (unknown.length) notices.push(`${unknown.map((c) => `“${c}”`).join(', ')} ${unknown.length > 1 ? 'are not columns' : 'is not a column'} of ${DATASETS[dataset].label}; left out.`)
+  const shown = new Set(asked.filter((c) => known.has(c)))
+  const columns = shown.size === known.size ? [] : DATASETS[dataset].columns.map((c) => c.name).filter((c) => shown.has(c))
+
   return {
-    state: {
-      dataset: known ? (datasetParam as DatasetId) : 'requests',
-      range: range in RANGE_PRESETS ? (range as RangeId) : one(sp.from) || one(sp.to) ? 'custom' : '24h',
-      from: one(sp.from),
-      to: one(sp.to),
-      filter: one(sp.filter),
-      limit: number(one(sp.limit), DEFAULT_LIMIT),
-      offset: number(one(sp.offset), 0),
-      cursor: one(sp.cursor),
-    },
-    unknownDataset: datasetParam && !known ? datasetParam : null,
+    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns },
+    notices: [...notices, ...limit.notices, ...offset.notices],
+  }
+
+  function integerParam(text: string, fallback: number, min: number, max: number, sentence: (v: string, outOfRange: boolean) => string) {
+    if (text === '') return { value: fallback, notices: [] }
+    const n = /^\d+$/.test(text) ? Number(text) : NaN
+    if (Number.isSafeInteger(n) && n >= min && n <= max) return { value: n, notices: [] }
+    return { value: fallback, notices: [sentence(text, Number.isSafeInteger(n))] }
   }
 }
 
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-const DAY = 24 * HOUR
-const RELATIVE: Partial<Record<RangeId, number>> = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY }
+function customRangeProblem(from: string, to: string, tz: string, opts: ParseOptions): string | null {
+  if (!from || !to) return 'A custom range needs both From and To'
+  for (const [name, text] of [['start', from], ['end', to]] as const)
+    if (!parseTypedTime(text, tz)) return `The range ${name} “${text}” is not a date or time such as 2026-11-21 13:00`
+  const { dateFrom, dateTo } = resolveViewRange({ range: 'custom', from, to, tz })
+  const [start, end] = [Date.parse(dateFrom), Date.parse(dateTo)]
+  if (end < start) return `The range ends (${formatTime(end, tz)}) before it starts (${formatTime(start, tz)})`
+  if (opts.maxRangeDays && end - start > opts.maxRangeDays * DAY_MS) return `The range is longer than ${opts.maxRangeDays} days (QUERY_MAX_RANGE_DAYS)`
+  return null
+}
 
-/** dateFrom/dateTo for the query functions. Relative presets end after the current minute. */
-export function resolveViewRange(state: Pick<ViewState, 'range' | 'from' | 'to'>, now = new Date()): { dateFrom: string; dateTo: string } {
+const MINUTE = 60_000
+const RELATIVE: Partial<Record<RangeId, number>> = { '1h': 60 * MINUTE, '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS }
+
+/**
+ * dateFrom/dateTo (ISO 8601 instants) for the query functions: [dateFrom, dateTo). Relative
+ * presets end after the current minute; today and yesterday are days of the page's time zone; a
+ * custom end given as a bare date includes that whole day.
+ */
+export function resolveViewRange(state: Pick<ViewState, 'range' | 'from' | 'to' | 'tz'>, now = new Date()): { dateFrom: string; dateTo: string } {
   const span = RELATIVE[state.range]
+  const iso = (ms: number) => new Date(ms).toISOString()
   if (span) {
     const to = Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE
-    return { dateFrom: new Date(to - span).toISOString(), dateTo: new Date(to).toISOString() }
+    return { dateFrom: iso(to - span), dateTo: iso(to) }
   }
   if (state.range === 'today' || state.range === 'yesterday') {
-    // A bare date as dateTo covers that whole UTC day.
-    const day = new Date(now.getTime() - (state.range === 'yesterday' ? DAY : 0)).toISOString().slice(0, 10)
-    return { dateFrom: day, dateTo: day }
+    const back = state.range === 'yesterday' ? -1 : 0
+    return { dateFrom: iso(startOfDay(now.getTime(), state.tz, back)), dateTo: iso(startOfDay(now.getTime(), state.tz, back + 1)) }
   }
-  return { dateFrom: state.from, dateTo: state.to }
+  const from = parseTypedTime(state.from, state.tz)
+  const to = parseTypedTime(state.to, state.tz)
+  // Unparseable bounds only reach here from callers that skipped parseViewState; the query
+  // functions reject them with their own message.
+  if (!from || !to) return { dateFrom: state.from, dateTo: state.to }
+  return { dateFrom: from.iso, dateTo: to.dateOnly ? iso(startOfDay(Date.parse(to.iso), state.tz, 1)) : to.iso }
 }
 
 /** What the query functions take for a state: its dataset, resolved range and filter (no paging). */
@@ -83,18 +150,16 @@ export function rangeRequest(state: ViewState, now = new Date()) {
   return { dataset: state.dataset, ...resolveViewRange(state, now), filter: state.filter || undefined }
 }
 
-/** `2026-11-21T13:05:00.000Z` → `2026-11-21T13:05`, the value of a datetime-local input (UTC). */
-export function toInputValue(iso: string, endOfDay = false): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return `${iso}T${endOfDay ? '23:59' : '00:00'}`
-  return iso.slice(0, 16)
-}
-
 /**
  * The URL of a state: only what differs from the defaults, so links stay short. A cursor belongs to
  * one page of one query: any change drops it unless the change sets it.
  */
 export function viewHref(path: string, state: ViewState, changes: Partial<ViewState> = {}): string {
-  const s = { ...state, cursor: Object.keys(changes).length ? '' : state.cursor, ...changes }
+  return `${path}?${viewQuery({ ...state, cursor: Object.keys(changes).length ? '' : state.cursor, ...changes })}`
+}
+
+/** The query string of a state (what a saved view stores). */
+export function viewQuery(s: ViewState): string {
   const q = new URLSearchParams({ dataset: s.dataset, range: s.range })
   if (s.range === 'custom') {
     q.set('from', s.from)
@@ -104,5 +169,13 @@ export function viewHref(path: string, state: ViewState, changes: Partial<ViewSt
   if (s.limit !== DEFAULT_LIMIT) q.set('limit', String(s.limit))
   if (s.offset !== 0) q.set('offset', String(s.offset))
   if (s.cursor) q.set('cursor', s.cursor)
-  return `${path}?${q}`
+  if (s.columns.length) q.set('cols', s.columns.join(','))
+  if (s.tz !== UTC) q.set('tz', s.tz)
+  return q.toString()
+}
+
+/** The dataset's columns the state shows, in the dataset's order. */
+export function shownColumns(state: Pick<ViewState, 'dataset' | 'columns'>): string[] {
+  const all = DATASETS[state.dataset].columns.map((c) => c.name)
+  return state.columns.length ? all.filter((c) => state.columns.includes(c)) : all
 }

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test'
 // The query application in Chromium, over the demo rows seeded before the server started (see
 // playwright.config.ts), as the local operator.
 
-test('choose a dataset, set a range, apply a quick filter, page, read the SQL, export CSV, open the dashboard', async ({ page }) => {
+test('choose a dataset, set a range, apply a quick filter, page, read the SQL, export the rows, open the dashboard', async ({ page }) => {
   await page.goto('/query')
   await expect(page.getByTestId('identity')).toContainText('Local operator')
 
@@ -41,12 +41,13 @@ test('choose a dataset, set a range, apply a quick filter, page, read the SQL, e
   await page.goBack()
   await expect(summary).toHaveText(`Rows 1–100 of ${total}`)
 
-  // CSV export of the rows on screen
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()])
+  // CSV export: every matching row, not only the page on screen
+  await expect(page.getByTestId('export')).toContainText(`Export all ${total} matching rows`)
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').getByRole('link', { name: 'CSV' }).click()])
   expect(download.suggestedFilename()).toMatch(/^dns-.*\.csv$/)
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n')
+  const csv = readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '').trim().split('\n')
   expect(csv[0].split(',')).toContain('resolver_decision')
-  expect(csv).toHaveLength(101)
+  expect(csv).toHaveLength(Number(total.replace(/,/g, '')) + 1)
 
   // Dashboard: same state, charts drawn
   await page.getByRole('navigation', { name: 'Pages' }).first().getByRole('link', { name: 'Dashboard' }).click()

@@ -97,11 +97,23 @@ describe('every page and route is behind the policy', () => {
     expect(html).toContain('No rows match this range and filter.')
   })
 
-  it('refuses a page with a short HTML explanation', async () => {
-    const res = await get('/query', await bearer({ exp: now() - 600 }))
-    expect(res.status).toBe(403)
+  it.each([
+    ['an expired token', () => bearer({ exp: now() - 600 }), 403, 'Access refused', 'Access token expired.', 'Your sign-in has expired'],
+    ['no token', async () => ({}), 401, 'Sign-in needed', 'Access token missing.', 'so that the sign-in page can run'],
+    ['an address not allowed', () => bearer({ email: 'eve@example.com' }), 403, 'Access refused', 'Not allowed.', 'ask the people who run this application (support@example.com)'],
+  ])('refuses a page with %s by an explanation in the application’s style', async (_name, headers, status, title, what, next) => {
+    const res = await get('/query/dashboard', await headers())
+    expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toMatch(/text\/html/)
-    expect(await res.text()).toContain('Access token expired.')
+    const html = await res.text()
+    expect(html).toMatch(/^<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">/)
+    expect(html).toContain(`<title>${title} · Query application</title>`)
+    expect(html).toContain(`<h1>${title}</h1>`)
+    expect(html).toContain(what)
+    expect(html).toContain('<h2>What to do next</h2>')
+    expect(html).toContain(next)
+    expect(html).toContain(`Request id: <code>${res.headers.get('x-request-id')}</code>`)
+    expect(html).toContain('prefers-color-scheme:dark')
   })
 
   it('answers health behind the policy', async () => {
@@ -181,7 +193,9 @@ describe('without access settings', () => {
       for (const path of ['/query', '/query/api/me', '/query/api/health']) {
         const res = await get(path, {}, prod)
         expect(res.status, path).toBe(503)
-        expect(await res.text()).toContain('ACCESS_JWKS_URL')
+        const body = await res.text()
+        expect(body).toContain('ACCESS_JWKS_URL')
+        if (path === '/query') expect(body).toContain('<h1>Not set up yet</h1>')
       }
     } finally {
       await prod.stop()

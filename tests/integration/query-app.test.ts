@@ -46,8 +46,9 @@ beforeAll(async () => {
   } finally {
     await database.close()
   }
-  // The rows are from a fixed day in the past: keep them whatever today's date (retention).
-  app = await startApp({ NODE_ENV: 'development', QUERY_RETENTION_DAYS: '3660', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  // The rows are from a fixed day in the past: keep them whatever today's date (retention). A cap
+  // below the 230 rows, so the export's limit shows.
+  app = await startApp({ NODE_ENV: 'development', QUERY_RETENTION_DAYS: '3660', QUERY_EXPORT_MAX_ROWS: '200', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
 }, 90_000)
 
 afterAll(async () => {
@@ -163,14 +164,50 @@ describe(`query application pages (${driverName})`, () => {
     for (const title of ['Rows over time', 'Duration and error rate', 'Responses by status', 'Top routes']) expect(html).toContain(title)
   })
 
-  it('exports the rows of the current page as CSV, formulas defused', async () => {
-    const res = await fetch(`${app.url}/query/export?${custom}&limit=500`)
-    expect(res.headers.get('content-type')).toMatch(/^text\/csv/)
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="requests-[\w-]+\.csv"$/)
-    const lines = (await res.text()).trim().split('\n')
+  it('says what the export holds and links it only when rows match', async () => {
+    expect(await page(`/query?${custom}`)).toContain('Export the newest 200 of 230 matching rows (QUERY_EXPORT_MAX_ROWS), all 15 columns')
+    expect(await page(`/query?${custom}&filter=status+%3E%3D+500`)).toContain(`Export all ${ERRORS} matching rows, all 15 columns`)
+    expect(await page(`/query?${custom}&filter=status+%3D+1`)).not.toContain('/query/export')
+  })
+
+  it('shows a malformed parameter as a sentence, and the page with defaults', async () => {
+    const html = await page(`/query?${custom}&limit=abc`)
+    expect(html).toContain('“abc” is not a number of rows per page; showing 100.')
+    expect(html).toContain('Rows 1–100 of 230')
+    expect(html).not.toContain('expected number')
+  })
+
+  it('exports every matching row as CSV (newest first, up to QUERY_EXPORT_MAX_ROWS), with a byte-order mark and formulas defused', async () => {
+    // The page's limit and offset do not narrow an export.
+    const res = await fetch(`${app.url}/query/export?${custom}&limit=25&offset=100`)
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="requests-20260110T000000Z-20260111T000000Z.csv"')
+    expect(res.headers.get('x-export-max-rows')).toBe('200')
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const lines = new TextDecoder().decode(bytes.slice(3)).trim().split('\n')
     expect(lines[0]).toBe('time,request_id,method,route,query,status,duration_ms,client_ip,country,user_agent,referrer,api_key_present,rate_limited,mcp_tool,demo')
-    expect(lines).toHaveLength(231)
+    expect(lines).toHaveLength(201)
     expect(lines[1]).toContain(`'=HYPERLINK`)
     expect(lines[2]).toMatch(/^2026-01-10T19:00:00.000Z,qa-228,GET,\/api\/r3,,200,229,198.51.100.0,,curl\/8.7.1,,false,false,,false$/)
+    expect(lines[200]).toMatch(/^[^,]+,qa-30,/)
+  })
+
+  it('exports NDJSON of the chosen columns and the filter', async () => {
+    const res = await fetch(`${app.url}/query/export?${custom}&format=ndjson&cols=status,request_id&filter=status+%3E%3D+500`)
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
+    const rows = (await res.text()).trim().split('\n').map((l) => JSON.parse(l))
+    expect(rows).toHaveLength(ERRORS)
+    expect(rows[0]).toEqual({ request_id: 'qa-220', status: 503 })
+  })
+
+  it.each([
+    ['format=xml', /format/],
+    ['filter=nope+%3D+1', /nope/],
+    ['cols=secret', /“secret” is not a column/],
+  ])('refuses an export with %s (400, before any row is sent)', async (extra, message) => {
+    const res = await fetch(`${app.url}/query/export?${custom}&${extra}`)
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.message).toMatch(message)
   })
 })

@@ -1,46 +1,91 @@
 import { describe, expect, it } from 'vitest'
-import { parseViewState, rangeRequest, resolveViewRange, toInputValue, viewHref } from '@/lib/query/view-state'
+import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref, viewQuery } from '@/lib/query/view-state'
 
-// The query pages' URL state: parsing, range presets and the links built from it.
+// The query pages' URL state: parsing (with a sentence for each parameter that falls back to its
+// default), range presets and the links built from it.
 
 const NOW = new Date('2026-11-21T13:45:30.250Z')
+const DEFAULTS = { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '', tz: 'UTC', columns: [] }
 
 describe('parseViewState', () => {
-  it('defaults to the request log over the last 24 hours, 100 rows', () => {
-    expect(parseViewState({})).toEqual({ state: { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '' }, unknownDataset: null })
+  it('defaults to the request log over the last 24 hours, 100 rows, UTC, every column', () => {
+    expect(parseViewState({})).toEqual({ state: DEFAULTS, notices: [] })
   })
 
-  it('reads every field, the first of repeated ones, and passes numbers on for validation', () => {
-    const { state } = parseViewState({ dataset: 'dns', range: '7d', filter: ["rcode = 3", 'x'], limit: '501', offset: 'abc' })
-    expect(state).toMatchObject({ dataset: 'dns', range: '7d', filter: 'rcode = 3', limit: 501 })
-    expect(state.offset).toBeNaN()
+  it('reads every field and the first of repeated ones', () => {
+    const { state, notices } = parseViewState({ dataset: 'dns', range: '7d', filter: ['rcode = 3', 'x'], limit: '250', offset: '500', tz: 'Europe/Berlin', cols: 'rcode,datetime' })
+    expect(notices).toEqual([])
+    expect(state).toEqual({ ...DEFAULTS, dataset: 'dns', range: '7d', filter: 'rcode = 3', limit: 250, offset: 500, tz: 'Europe/Berlin', columns: ['datetime', 'rcode'] })
   })
 
-  it('reads from/to without a range as custom, and names an unknown dataset', () => {
-    expect(parseViewState({ from: '2026-11-01', to: '2026-11-02' }).state.range).toBe('custom')
-    expect(parseViewState({ dataset: 'pg_shadow' })).toMatchObject({ state: { dataset: 'requests' }, unknownDataset: 'pg_shadow' })
+  it('reads from/to without a range as custom, and drops them from a preset', () => {
+    expect(parseViewState({ from: '2026-11-01', to: '2026-11-02' }).state).toMatchObject({ range: 'custom', from: '2026-11-01', to: '2026-11-02' })
+    expect(parseViewState({ range: '7d', from: '2026-11-01', to: '2026-11-02' }).state).toMatchObject({ range: '7d', from: '', to: '' })
+  })
+
+  it.each([
+    [{ limit: 'abc' }, { limit: 100 }, '“abc” is not a number of rows per page; showing 100.'],
+    [{ limit: '1.5' }, { limit: 100 }, '“1.5” is not a number of rows per page; showing 100.'],
+    [{ limit: '0' }, { limit: 100 }, '“0” rows per page is outside 1 to 500; showing 100.'],
+    [{ limit: '9000' }, { limit: 100 }, '“9000” rows per page is outside 1 to 500; showing 100.'],
+    [{ offset: '-4' }, { offset: 0 }, '“-4” is not a row offset; starting at the first row.'],
+    [{ offset: '1e3' }, { offset: 0 }, '“1e3” is not a row offset; starting at the first row.'],
+    [{ dataset: 'pg_shadow' }, { dataset: 'requests' }, 'There is no dataset “pg_shadow”; showing API requests.'],
+    [{ range: 'forever' }, { range: '24h' }, '“forever” is not a range; showing the last 24 hours.'],
+    [{ tz: 'Mars/Olympus' }, { tz: 'UTC' }, '“Mars/Olympus” is not a time zone; showing times in UTC.'],
+    [{ range: 'custom', from: '2026-11-01' }, { range: '24h', from: '' }, 'A custom range needs both From and To; showing the last 24 hours.'],
+    [{ range: 'custom', from: 'yesterday', to: '2026-11-02' }, { range: '24h' }, 'The range start “yesterday” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.'],
+    [{ range: 'custom', from: '2026-02-30', to: '2026-03-02' }, { range: '24h' }, 'The range start “2026-02-30” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.'],
+    [{ from: '2026-11-02 10:00', to: '2026-11-01' }, { range: '24h' }, 'The range ends (2026-11-02 00:00:00 UTC) before it starts (2026-11-02 10:00:00 UTC); showing the last 24 hours.'],
+    [{ cols: 'status,secret,nope' }, { columns: ['status'] }, '“secret”, “nope” are not columns of API requests; left out.'],
+  ])('%j falls back with a sentence', (params, expected, notice) => {
+    const { state, notices } = parseViewState(params)
+    expect(state).toMatchObject(expected)
+    expect(notices).toEqual([notice])
+  })
+
+  it('refuses a custom range longer than QUERY_MAX_RANGE_DAYS', () => {
+    const { state, notices } = parseViewState({ from: '2026-01-01', to: '2026-03-01' }, { maxRangeDays: 31 })
+    expect(state.range).toBe('24h')
+    expect(notices).toEqual(['The range is longer than 31 days (QUERY_MAX_RANGE_DAYS); showing the last 24 hours.'])
+  })
+
+  it('shows every column when the list names them all', () => {
+    const all = shownColumns({ dataset: 'network', columns: [] })
+    expect(all).toHaveLength(19)
+    expect(parseViewState({ dataset: 'network', cols: [...all].reverse().join(',') }).state.columns).toEqual([])
+    expect(shownColumns({ dataset: 'network', columns: ['sni', 'datetime'] })).toEqual(['datetime', 'sni'])
   })
 })
 
 describe('resolveViewRange', () => {
+  const utc = { from: '', to: '', tz: 'UTC' }
   it.each([
     ['1h', '2026-11-21T12:46:00.000Z', '2026-11-21T13:46:00.000Z'],
     ['24h', '2026-11-20T13:46:00.000Z', '2026-11-21T13:46:00.000Z'],
     ['7d', '2026-11-14T13:46:00.000Z', '2026-11-21T13:46:00.000Z'],
     ['30d', '2026-10-22T13:46:00.000Z', '2026-11-21T13:46:00.000Z'],
-    ['today', '2026-11-21', '2026-11-21'],
-    ['yesterday', '2026-11-20', '2026-11-20'],
+    ['today', '2026-11-21T00:00:00.000Z', '2026-11-22T00:00:00.000Z'],
+    ['yesterday', '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z'],
   ] as const)('%s → %s … %s', (range, dateFrom, dateTo) => {
-    expect(resolveViewRange({ range, from: '', to: '' }, NOW)).toEqual({ dateFrom, dateTo })
+    expect(resolveViewRange({ range, ...utc }, NOW)).toEqual({ dateFrom, dateTo })
   })
 
-  it('passes a custom range through as typed', () => {
-    expect(resolveViewRange({ range: 'custom', from: '2026-11-01T08:00', to: '2026-11-02' }, NOW)).toEqual({ dateFrom: '2026-11-01T08:00', dateTo: '2026-11-02' })
+  it('takes today and yesterday as days of the page’s time zone', () => {
+    // 13:45 UTC is 22:45 in Tokyo, on the 21st there too.
+    expect(resolveViewRange({ range: 'today', from: '', to: '', tz: 'Asia/Tokyo' }, NOW)).toEqual({ dateFrom: '2026-11-20T15:00:00.000Z', dateTo: '2026-11-21T15:00:00.000Z' })
+    expect(resolveViewRange({ range: 'yesterday', from: '', to: '', tz: 'America/Los_Angeles' }, NOW)).toEqual({ dateFrom: '2026-11-20T08:00:00.000Z', dateTo: '2026-11-21T08:00:00.000Z' })
+  })
+
+  it('reads custom bounds in the page’s zone unless they carry an offset; a bare end date includes its day', () => {
+    expect(resolveViewRange({ range: 'custom', from: '2026-11-01T08:00', to: '2026-11-02', tz: 'UTC' }, NOW)).toEqual({ dateFrom: '2026-11-01T08:00:00.000Z', dateTo: '2026-11-03T00:00:00.000Z' })
+    expect(resolveViewRange({ range: 'custom', from: '2026-11-01 08:00:00', to: '2026-11-01 09:30 UTC', tz: 'Europe/Berlin' }, NOW)).toEqual({ dateFrom: '2026-11-01T07:00:00.000Z', dateTo: '2026-11-01T09:30:00.000Z' })
+    expect(resolveViewRange({ range: 'custom', from: '2026-07-01 08:00:00 UTC+02:00', to: '2026-07-01', tz: 'Europe/Berlin' }, NOW)).toEqual({ dateFrom: '2026-07-01T06:00:00.000Z', dateTo: '2026-07-01T22:00:00.000Z' })
   })
 
   it('gives the query functions the dataset, the resolved range and a filter only when there is one', () => {
     const { state } = parseViewState({ dataset: 'dns', range: 'yesterday' })
-    expect(rangeRequest(state, NOW)).toEqual({ dataset: 'dns', dateFrom: '2026-11-20', dateTo: '2026-11-20', filter: undefined })
+    expect(rangeRequest(state, NOW)).toEqual({ dataset: 'dns', dateFrom: '2026-11-20T00:00:00.000Z', dateTo: '2026-11-21T00:00:00.000Z', filter: undefined })
     expect(rangeRequest({ ...state, filter: 'rcode = 3' }, NOW).filter).toBe('rcode = 3')
   })
 })
@@ -54,6 +99,7 @@ describe('links', () => {
     expect(viewHref('/export', state, { range: 'custom', from: '2026-11-01', to: '2026-11-02', limit: 500 })).toBe(
       '/export?dataset=http&range=custom&from=2026-11-01&to=2026-11-02&filter=action+%3D+%27block%27&limit=500&offset=100',
     )
+    expect(viewQuery({ ...state, columns: ['datetime', 'url'], tz: 'Europe/Berlin' })).toBe('dataset=http&range=7d&filter=action+%3D+%27block%27&offset=100&cols=datetime%2Curl&tz=Europe%2FBerlin')
   })
 
   it('keeps a page’s cursor on its own link and drops it on any change that does not set it', () => {
@@ -65,13 +111,7 @@ describe('links', () => {
   })
 
   it('round-trips through the parser', () => {
-    const href = viewHref('/query', state, { limit: 25 })
-    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...state, limit: 25 })
-  })
-
-  it('fills datetime-local inputs', () => {
-    expect(toInputValue('2026-11-21T13:46:00.000Z')).toBe('2026-11-21T13:46')
-    expect(toInputValue('2026-11-21')).toBe('2026-11-21T00:00')
-    expect(toInputValue('2026-11-21', true)).toBe('2026-11-21T23:59')
+    const href = viewHref('/query', state, { limit: 25, columns: ['url', 'action'], tz: 'America/New_York' })
+    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...state, limit: 25, columns: ['action', 'url'], tz: 'America/New_York' })
   })
 })

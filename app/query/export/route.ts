@@ -1,17 +1,46 @@
-import { stringify } from 'csv-stringify/sync'
 import { withAccess } from '@/lib/access/server'
-import { runQuery } from '@/lib/query/service'
+import { config } from '@/lib/config'
+import { AppError } from '@/lib/http/errors'
+import { log } from '@/lib/log'
+import { EXPORT_CONTENT_TYPES, exportFileName, openExport } from '@/lib/query/export'
+import type { ExportFormat } from '@/lib/query/schemas'
 import { parseViewState, rangeRequest, type SearchParams } from '@/lib/query/view-state'
 
 export const dynamic = 'force-dynamic'
 
-// GET /query/export?dataset=…&range=…&filter=…&limit=…&offset=… - the rows of that page state as CSV
-export const GET = withAccess('/query/export', async ({ request }) => {
-  const { state } = parseViewState(Object.fromEntries(request.nextUrl.searchParams) as SearchParams)
-  const result = await runQuery({ ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined })
-  // escape_formulas: cells such as user agents and referrers are client-supplied, and a leading
-  // = + - @ would run as a formula in a spreadsheet.
-  const csv = stringify(result.rows, { header: true, columns: result.columns, escape_formulas: true, cast: { boolean: (b) => String(b) } })
-  const name = `${result.dataset}-${result.range.from}-${result.range.to}`.replace(/[^0-9A-Za-z_-]+/g, '')
-  return new Response(csv, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name}.csv"` } })
+// GET /query/export?format=csv|ndjson&dataset=…&range=…&filter=…&cols=… - every row of that page
+// state (not only one page), newest first, streamed, up to QUERY_EXPORT_MAX_ROWS
+export const GET = withAccess('/query/export', async ({ request, requestId }) => {
+  const params = request.nextUrl.searchParams
+  // Every matching row: the page's limit and offset do not apply.
+  const { limit: _limit, offset: _offset, ...view } = Object.fromEntries(params) as SearchParams
+  const { state, notices } = parseViewState(view, { maxRangeDays: config.QUERY_MAX_RANGE_DAYS })
+  // A page shows such a link with defaults and a notice; a download must not silently differ.
+  if (notices.length) throw new AppError('invalid_input', notices.join(' '))
+  const format = (params.get('format') ?? 'csv') as ExportFormat
+  const opened = await openExport({ ...rangeRequest(state), format, columns: state.columns.length ? state.columns : undefined })
+  const encoder = new TextEncoder()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await opened.chunks.next()
+        if (next.done) controller.close()
+        else controller.enqueue(encoder.encode(next.value))
+      } catch (error) {
+        // Headers are sent: the only way left to say so is to break the download.
+        log.error('query export failed mid-stream', { requestId, error: error instanceof Error ? error.message : String(error) })
+        controller.error(error)
+      }
+    },
+    async cancel() {
+      await opened.chunks.return()
+    },
+  })
+  return new Response(body, {
+    headers: {
+      'content-type': EXPORT_CONTENT_TYPES[opened.format],
+      'content-disposition': `attachment; filename="${exportFileName(opened)}"`,
+      'x-export-max-rows': String(opened.maxRows),
+    },
+  })
 })

@@ -1,0 +1,113 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { QueryHeader } from '@/components/query/query-header'
+import styles from '@/components/query/query.module.css'
+import { Refused } from '@/components/query/refused'
+import { SavedActions } from '@/components/query/saved-actions-client'
+import { EmptyState } from '@/components/query/states'
+import { DATASETS } from '@/lib/query/datasets'
+import { formatCount } from '@/lib/query/format'
+import { HISTORY_SIZE, listHistory, listSaved, ownerOf, type QueryPage } from '@/lib/query/saved'
+import { formatTime } from '@/lib/query/time'
+import { parseViewState, RANGE_PRESETS, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { loadPageContext } from '../page-context'
+
+export const dynamic = 'force-dynamic'
+export const metadata: Metadata = { title: 'Saved views and history' }
+
+// GET /query/saved - your saved views (open, share, rename, delete) and your last 50 runs
+export default async function SavedPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const { access, base, state, requestId } = await loadPageContext(searchParams)
+  const header = (skipTo: { id: string; label: string }) => <QueryHeader base={base} current="saved" access={access} state={state} skipTo={skipTo} />
+  if (!access.ok)
+    return (
+      <>
+        {header({ id: 'main', label: 'Skip to content' })}
+        <Refused access={access} requestId={requestId} />
+      </>
+    )
+  const owner = ownerOf(access.identity)
+  const [saved, history] = await Promise.all([listSaved(owner), listHistory(owner)])
+  const open = (page: QueryPage, view: string) => `${page === 'rows' ? base || '/' : `${base}/dashboard`}?${view}`
+  return (
+    <>
+      {header({ id: 'main', label: 'Skip to content' })}
+      <main id="main">
+        <h2>Saved views</h2>
+        <p className={styles.hint}>
+          Only you see and change your saved views. “Copy link” copies the view itself (dataset, range, filter, columns): whoever opens it runs the same query with
+          their own access, and can save their own copy; your list stays yours.
+        </p>
+        {saved.length === 0 ? (
+          <EmptyState>No saved views yet: use “Save view” on the rows or dashboard page.</EmptyState>
+        ) : (
+          <table className={styles.list} aria-label="Saved views">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">View</th>
+                <th scope="col">Saved</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {saved.map((s) => (
+                <tr key={s.id} data-testid="saved-view">
+                  <td>
+                    <Link href={open(s.page, s.view)}>{s.name}</Link>
+                  </td>
+                  <td>{describeView(s.page, s.view, state.tz)}</td>
+                  <td>{formatTime(s.updatedAt, state.tz)}</td>
+                  <td>
+                    <SavedActions api={`${base}/api/saved/${s.id}`} name={s.name} shareHref={open(s.page, s.view)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <h2>Your last {HISTORY_SIZE} runs</h2>
+        {history.length === 0 ? (
+          <EmptyState>No runs yet.</EmptyState>
+        ) : (
+          <table className={styles.list} aria-label="History">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">View</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.map((h) => (
+                <tr key={h.id} data-testid="history-entry">
+                  <td>
+                    <Link href={open(h.page, h.view)}>{formatTime(h.ranAt, state.tz)}</Link>
+                  </td>
+                  <td>{describeView(h.page, h.view, state.tz)}</td>
+                  <td className={h.error ? styles.errorText : undefined}>
+                    {h.error ?? `${formatCount(h.rowCount ?? 0)} rows${h.elapsedMs === null ? '' : ` in ${h.elapsedMs} ms`}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </main>
+    </>
+  )
+}
+
+/** `Rows · Gateway DNS · Last 7 days · rcode = 3 · 3 columns`. */
+function describeView(page: QueryPage, view: string, tz: string): string {
+  const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view)))
+  const parts = [page === 'rows' ? 'Rows' : 'Dashboard', DATASETS[state.dataset].label, rangeText(state, tz)]
+  if (state.filter) parts.push(state.filter)
+  if (state.columns.length) parts.push(`${state.columns.length} columns`)
+  return parts.join(' · ')
+}
+
+function rangeText(state: ViewState, tz: string): string {
+  if (state.range !== 'custom') return RANGE_PRESETS[state.range]
+  return `${state.from} → ${state.to}${state.tz === tz ? '' : ` (${state.tz})`}`
+}

@@ -1,0 +1,170 @@
+'use client'
+
+import Link from 'next/link'
+import { useRouter } from 'next/navigation'
+import { useRef, useState } from 'react'
+import { addClause, canFilterBy, valueClause, type CellValue, type FilterOp } from '@/lib/query/drilldown'
+import type { ColumnDef } from '@/lib/query/datasets'
+import { formatBytes, formatCount } from '@/lib/query/format'
+import { formatTime } from '@/lib/query/time'
+import { viewHref, type ViewState } from '@/lib/query/view-state'
+import styles from './query.module.css'
+
+export type GridColumn = Pick<ColumnDef, 'name' | 'type' | 'unit'>
+type Row = Record<string, CellValue>
+
+interface GridProps {
+  /** The columns shown in the table. */
+  columns: GridColumn[]
+  /** Every column of the dataset, for the row detail. */
+  fields: GridColumn[]
+  rows: Row[]
+  path: string
+  state: ViewState
+  /** Number of the first row on this page (1-based), for the row labels. */
+  firstRow: number
+}
+
+const NUMERIC = new Set(['integer', 'bigint', 'number'])
+
+/** The text a cell shows: times in the page's format and zone, byte counts in KB/MB/GB. */
+function display(column: GridColumn, value: CellValue, tz: string): string {
+  if (value === null) return 'null'
+  if (column.type === 'timestamp') return formatTime(String(value), tz)
+  if (column.unit === 'bytes' && typeof value === 'number') return formatBytes(value)
+  return String(value)
+}
+
+function exact(column: GridColumn, value: CellValue): string {
+  if (column.unit === 'bytes' && typeof value === 'number') return `${formatCount(value)} bytes`
+  return String(value)
+}
+
+// The page of rows. A click on a cell adds `column = value` to the filter (Alt/Option-click adds
+// `!=`; Ctrl/⌘-click opens that in a new tab); selecting text to copy it does not. Each row opens a
+// detail dialog with every field in full, to copy or filter by.
+export function ResultsGrid({ columns, fields, rows, path, state, firstRow }: GridProps) {
+  const router = useRouter()
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [open, setOpen] = useState<number | null>(null)
+  const [copied, setCopied] = useState<string | null>(null)
+
+  const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) => viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
+
+  function onCellClick(e: React.MouseEvent<HTMLTableSectionElement>) {
+    const cell = (e.target as HTMLElement).closest('td[data-filterable]')
+    const row = cell?.closest('tr')?.dataset.row
+    if (!cell || row === undefined || window.getSelection()?.toString()) return
+    const column = columns.find((c) => c.name === (cell as HTMLElement).dataset.col)
+    if (!column) return
+    const href = filterHref(column, rows[Number(row)][column.name], e.altKey ? '!=' : '=')
+    if (e.ctrlKey || e.metaKey) window.open(href, '_blank', 'noopener')
+    else router.push(href)
+  }
+
+  function show(i: number) {
+    setOpen(i)
+    setCopied(null)
+    dialog.current?.showModal()
+  }
+
+  async function copy(name: string, value: CellValue) {
+    await navigator.clipboard.writeText(value === null ? '' : String(value))
+    setCopied(name)
+  }
+
+  const detail = open === null ? null : rows[open]
+  return (
+    <>
+      <div className={styles.tableWrap}>
+        <table className={styles.table}>
+          <caption className={styles.srOnly}>Rows; click a cell to filter by its value, Alt-click to exclude it.</caption>
+          <thead>
+            <tr>
+              <th scope="col">
+                <span className={styles.srOnly}>Details</span>
+              </th>
+              {columns.map((c) => (
+                <th key={c.name} scope="col">
+                  {c.name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody onClick={onCellClick}>
+            {rows.map((row, i) => (
+              <tr key={i} data-row={i}>
+                <td>
+                  <button type="button" className={styles.rowButton} onClick={() => show(i)} aria-label={`Details of row ${formatCount(firstRow + i)}`} title="Every field in full">
+                    ⋯
+                  </button>
+                </td>
+                {columns.map((c) => {
+                  const v = row[c.name]
+                  const filterable = canFilterBy(c)
+                  return (
+                    <td
+                      key={c.name}
+                      data-col={c.name}
+                      data-filterable={filterable ? '' : undefined}
+                      className={v === null ? styles.null : NUMERIC.has(c.type) ? styles.num : undefined}
+                      title={v === null ? undefined : `${exact(c, v)}${filterable ? '\nClick: filter by this value · Alt-click: exclude it' : ''}`}
+                    >
+                      {display(c, v, state.tz)}
+                    </td>
+                  )
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <dialog ref={dialog} className={styles.dialog} aria-labelledby="row-detail-title" onClose={() => setOpen(null)}>
+        {detail ? (
+          <>
+            <div className={styles.dialogHead}>
+              <h2 id="row-detail-title">Row {formatCount(firstRow + open!)}</h2>
+              <span className={styles.hint} aria-live="polite">
+                {copied ? `Copied ${copied}.` : ''}
+              </span>
+              <button type="button" className={styles.rowButton} onClick={() => dialog.current?.close()}>
+                Close
+              </button>
+            </div>
+            <dl className={styles.fields}>
+              {fields.map((c) => {
+                const v = detail[c.name]
+                return (
+                  <div key={c.name} style={{ display: 'contents' }}>
+                    <dt>{c.name}</dt>
+                    <dd>
+                      <code data-field={c.name}>{v === null ? 'null' : exact(c, v)}</code>
+                      {c.type === 'timestamp' && v !== null ? <span className={styles.hint}>{formatTime(String(v), state.tz)}</span> : null}
+                      <span className={styles.fieldActions}>
+                        {v !== null ? (
+                          <button type="button" onClick={() => copy(c.name, v)} aria-label={`Copy ${c.name}`}>
+                            Copy
+                          </button>
+                        ) : null}
+                        {canFilterBy(c) ? (
+                          <>
+                            <Link href={filterHref(c, v, '=')} onClick={() => dialog.current?.close()} aria-label={`= Filter by ${c.name}`}>
+                              = Filter
+                            </Link>
+                            <Link href={filterHref(c, v, '!=')} onClick={() => dialog.current?.close()} aria-label={`≠ Exclude this ${c.name}`}>
+                              ≠ Exclude
+                            </Link>
+                          </>
+                        ) : null}
+                      </span>
+                    </dd>
+                  </div>
+                )
+              })}
+            </dl>
+          </>
+        ) : null}
+      </dialog>
+    </>
+  )
+}

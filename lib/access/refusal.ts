@@ -1,0 +1,49 @@
+import { config } from '@/lib/config'
+import type { AccessResult } from '@/lib/access/policy'
+
+// What a refused visitor reads: what happened and what to do next, the same words whether the
+// proxy refuses (lib/access/gate.ts, a small HTML page) or a page's own check does.
+
+type Denial = Extract<AccessResult, { ok: false }>
+
+export interface Refusal {
+  title: string
+  /** What happened: the policy's short reason, in context. */
+  what: string
+  /** What to do next. */
+  next: string
+}
+
+export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusal {
+  const ask = `ask the people who run this application (${config.SUPPORT_EMAIL})`
+  switch (denial.code) {
+    case 'unauthorized':
+      return {
+        title: 'Sign-in needed',
+        what: `${denial.reason} This application is only open to people signed in through the organisation’s access proxy, and this request came without a sign-in.`,
+        next: `Open the application from its usual address so that the sign-in page can run, then try again. If you are signed in and still see this, ${ask}.`,
+      }
+    case 'forbidden':
+      return {
+        title: 'Access refused',
+        what: denial.reason,
+        next: /expired/i.test(denial.reason)
+          ? 'Your sign-in has expired: reload the page from the application’s usual address to sign in again.'
+          : /loopback/i.test(denial.reason)
+            ? 'Without access settings the application only answers on this machine: open it at http://localhost, not through a proxy or another address, or configure the access policy (README, “Access policy”).'
+            : `Sign in again with the account that should have access. If you should be allowed in, ${ask} and quote the request id below.`,
+      }
+    case 'not_configured':
+      return {
+        title: 'Not set up yet',
+        what: denial.reason,
+        next: `Nothing in the browser can fix this: the access settings must be completed where the application is deployed. Please ${ask}.`,
+      }
+    case 'upstream_failed':
+      return {
+        title: 'Sign-in could not be checked',
+        what: denial.reason,
+        next: `Try again in a minute. If it keeps happening, ${ask} and quote the request id below.`,
+      }
+  }
+}
