@@ -14,6 +14,25 @@ async function startServices() {
     trustedIpHeader: config.TRUSTED_IP_HEADER ?? null,
   })
   getLimiter()
+  // What server.mjs prints at start: the surfaces' addresses and what the process runs on.
+  const { describeTarget } = await import('@/lib/db/client')
+  const { accessMode } = await import('@/lib/access/policy')
+  const secrets = (
+    [
+      ['INTERNAL_API_KEYS', config.INTERNAL_API_KEYS.length > 0],
+      ['LOGPUSH_SECRET', !!config.LOGPUSH_SECRET],
+      ['access policy', accessMode(config).kind === 'verify'],
+      ['MS_CLIENT_SECRET', !!config.MS_CLIENT_SECRET],
+      ['GHOST_ADMIN_API_KEY', !!config.GHOST_ADMIN_API_KEY],
+    ] as const
+  ).flatMap(([name, set]) => (set ? [name] : []))
+  const store = rateLimitStoreKind(config)
+  ;(globalThis as Record<symbol, unknown>)[Symbol.for('utility-api.startup-summary')] = () => ({
+    database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
+    rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
+    secrets,
+    localOperator: accessMode(config).kind === 'local',
+  })
   // What server.mjs needs from the application: each request's body limit and the grace period.
   const { registerBodyLimit } = await import('@/lib/http/body-limit')
   const { setShutdownSettings } = await import('@/lib/shutdown')
@@ -22,7 +41,7 @@ async function startServices() {
 
   // Query application data: migrate (idempotent), then record requests. A database that is down
   // at start does not stop the API; it is retried on first use and shows in /api/health.
-  const { describeTarget, getReadyDatabase } = await import('@/lib/db/client')
+  const { getReadyDatabase } = await import('@/lib/db/client')
   const { startRequestLog } = await import('@/lib/query/request-log-writer')
   const { startPartitionMaintenance } = await import('@/lib/query/partitions')
   try {
