@@ -14,6 +14,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
 import ws from 'ws'
 import { config } from '@/lib/config'
+import { log } from '@/lib/log'
 import * as schema from '@/drizzle/schema'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
@@ -237,7 +238,16 @@ export function getReadyDatabase(): Promise<Database> {
   const slot = globalThis as unknown as Slot
   if (!slot[READY]) {
     slot[READY] = getDatabase().then(async (database) => {
+      // The embedded database's first start gets the gateway datasets' demonstration rows.
+      const { isFirstStart, seedDemoRows } = await import('@/lib/query/demo')
+      const demoRows = database.driver === 'pglite' ? config.QUERY_DEMO_ROWS : 0
+      const first = demoRows > 0 && (await isFirstStart(database))
       await database.migrate()
+      if (first) {
+        const t0 = performance.now()
+        await seedDemoRows(database, demoRows)
+        log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: demoRows, ms: Math.round(performance.now() - t0) })
+      }
       return database
     })
     slot[READY].catch(() => (slot[READY] = undefined))

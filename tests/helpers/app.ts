@@ -48,6 +48,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
     // Without DATABASE_URL the app opens PGlite; apps started side by side must not share a directory.
     PGLITE_DIR: 'memory://',
     LOCAL_OPERATOR_KEY: TEST_OPERATOR_KEY,
+    // Tests load the rows they assert on; demo rows only where a test asks for them.
+    QUERY_DEMO_ROWS: '0',
   }
   const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
   const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
