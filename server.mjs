@@ -36,6 +36,8 @@ const BODY_LIMIT = Symbol.for('utility-api.body-limit')
 const app = next({ dev: false, dir: import.meta.dirname, hostname: 'localhost', port })
 const handle = app.getRequestHandler()
 await app.prepare()
+// The application's start-up (instrumentation.ts) registers its summary; wait briefly for it.
+for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await new Promise((r) => setTimeout(r, 25))
 
 const server = http.createServer((req, res) => {
   req.headers[CONNECTION_IP_HEADER] = req.socket.remoteAddress ?? ''

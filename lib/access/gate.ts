@@ -64,11 +64,12 @@ async function openKeyLink(req: NextRequest, requestId: string): Promise<Respons
   const clean = new URLSearchParams(req.nextUrl.searchParams)
   clean.delete(LOCAL_KEY_PARAM)
   const search = clean.size ? `?${clean}` : ''
-  // A relative Location: the browser stays on the host it used (127.0.0.1 or localhost), where the cookie is.
-  return new Response(null, {
-    status: 303,
-    headers: { ...SECURITY_HEADERS, location: `${req.nextUrl.pathname}${search}`, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' },
-  })
+  // On the host the browser used (127.0.0.1 or localhost), where the cookie is: its Host header
+  // (nextUrl spells every loopback host as localhost). Only a direct loopback request gets here.
+  const location = new URL(`${req.nextUrl.pathname}${search}`, `http://${req.headers.get('host') ?? req.nextUrl.host}`)
+  const res = NextResponse.redirect(location, 303)
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' })) res.headers.set(k, v)
+  return res
 }
 
 /**
