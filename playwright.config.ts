@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test'
+import { E2E_OPERATOR_KEY } from './tests/e2e/operator-key'
 
 const PORT = Number(process.env.E2E_PORT ?? 3210)
 
@@ -12,6 +13,11 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'retain-on-failure',
+    // The cookie the start-up link sets (HttpOnly, SameSite=Strict), as after opening it.
+    storageState: {
+      cookies: [{ name: 'local_operator_key', value: E2E_OPERATOR_KEY, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Strict' }],
+      origins: [],
+    },
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -20,7 +26,7 @@ export default defineConfig({
   webServer: {
     // The query pages need rows: demo data goes into the server's own PGlite directory first (one
     // process owns a PGlite directory, so before the server opens it). Identity is the local
-    // operator: no access settings, not production, a loopback browser.
+    // operator: no access settings, a loopback listener and browser, and this start's key.
     command: 'npm run --silent db:seed -- --rows 5000 && node server.mjs',
     url: `http://127.0.0.1:${PORT}/api/health`,
     reuseExistingServer: false,
@@ -33,6 +39,7 @@ export default defineConfig({
       NODE_ENV: 'development',
       DATABASE_URL: '',
       PGLITE_DIR: '.data/e2e-pglite',
+      LOCAL_OPERATOR_KEY: E2E_OPERATOR_KEY,
     },
   },
 })

@@ -1,15 +1,32 @@
 // Production entry (`npm start`): Next's request handler behind a plain node:http server, so the
 // TCP peer address can be stamped on every request (clients cannot forge it) and the process can
-// drain and flush its request log on SIGTERM/SIGINT.
+// drain and flush its request log on SIGTERM/SIGINT. It listens on 127.0.0.1 unless HOST says
+// otherwise, and tells the application the listening address and this start's local-operator key
+// (lib/access/local-operator.ts), whose link it prints with the other surfaces' addresses.
+import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import next from 'next'
 import { drainOnSignals } from './server/drain.mjs'
 import { answerClientError, capRequestBody } from './server/transport.mjs'
 
 const port = Number(process.env.PORT ?? 3000)
-const hostname = process.env.HOST ?? '0.0.0.0'
+const hostname = process.env.HOST || '127.0.0.1'
 const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
 globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
+// Set to 1 when the raw request came through a relay (before Next adds X-Forwarded-* itself).
+const RELAYED_HEADER = 'x-tc-relayed'
+const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-forwarded-server', 'x-real-ip', 'x-client-ip', 'x-cluster-client-ip', 'cf-connecting-ip', 'true-client-ip', 'fastly-client-ip', 'via']
+
+// The local operator's key for this start: LOCAL_OPERATOR_KEY when set (tests), random otherwise.
+const presetKey = process.env.LOCAL_OPERATOR_KEY
+if (presetKey && !/^[A-Za-z0-9_-]{16,}$/.test(presetKey)) {
+  console.error('LOCAL_OPERATOR_KEY must be at least 16 letters, digits, - or _')
+  process.exit(1)
+}
+const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined }
+globalThis[Symbol.for('utility-api.local-operator')] = localOperator
+// Registered by the application at start-up (lib/startup.ts): what it runs on, for the lines below.
+const STARTUP_SUMMARY = Symbol.for('utility-api.startup-summary')
 // Registered by the application at start-up (lib/http/body-limit.ts): the byte limit of a request's body.
 const BODY_LIMIT = Symbol.for('utility-api.body-limit')
 
@@ -19,9 +36,12 @@ const BODY_LIMIT = Symbol.for('utility-api.body-limit')
 const app = next({ dev: false, dir: import.meta.dirname, hostname: 'localhost', port })
 const handle = app.getRequestHandler()
 await app.prepare()
+// The application's start-up (instrumentation.ts) registers its summary; wait briefly for it.
+for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await new Promise((r) => setTimeout(r, 25))
 
 const server = http.createServer((req, res) => {
   req.headers[CONNECTION_IP_HEADER] = req.socket.remoteAddress ?? ''
+  req.headers[RELAYED_HEADER] = RELAY_HEADERS.some((h) => h in req.headers) ? '1' : '0'
   const limit = globalThis[BODY_LIMIT]?.(req.method, req.url, req.headers)
   if (limit !== undefined) capRequestBody(req, limit)
   handle(req, res)
@@ -30,5 +50,41 @@ server.keepAliveTimeout = 65_000
 server.on('clientError', answerClientError)
 drainOnSignals(server)
 server.listen(port, hostname, () => {
+  localOperator.listening = server.address()?.address
   console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on http://${hostname}:${port}` }))
+  console.log(startupLines(globalThis[STARTUP_SUMMARY]?.()))
 })
+
+/** What the person at the machine reads: where each surface is, and what the server runs on. */
+function startupLines(summary) {
+  const wildcard = ['0.0.0.0', '::', '[::]'].includes(hostname)
+  const shown = wildcard ? '127.0.0.1' : hostname.includes(':') ? `[${hostname}]` : hostname
+  const base = `http://${shown}:${port}`
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(hostname) || hostname.startsWith('127.')
+  const local = loopback && summary?.localOperator
+  const lines = [
+    '',
+    `Utility API on ${base}${wildcard ? ` (listening on ${hostname}: every interface)` : ''}`,
+    `  landing   ${base}/`,
+    `  docs      ${base}/docs`,
+    `  OpenAPI   ${base}/openapi.json`,
+    `  MCP       ${base}/api/mcp (POST, Streamable HTTP; the landing page shows a client configuration)`,
+    local
+      ? `  query     ${base}/query?key=${localOperator.key}  (open this link in a browser on this machine; the key changes at every start)`
+      : `  query     ${base}/query (${summary?.localOperator === false ? 'behind the access policy' : 'local operator off: the server listens on a public address'})`,
+  ]
+  if (summary) {
+    lines.push('', 'Running on:')
+    lines.push(`  database     ${summary.database}`)
+    lines.push(`  rate limits  ${summary.rateLimit}`)
+    lines.push(`  secrets      ${summary.secrets.length ? summary.secrets.join(', ') : 'none set (internal operations, Logpush ingest and the access policy are off)'}`)
+    if (summary.demoNote) lines.push(`  demo rows    ${summary.demoNote}`)
+  }
+  lines.push('')
+  lines.push(
+    loopback
+      ? 'Only this machine can connect. To listen publicly: HOST=0.0.0.0 npm start (the local operator is then off: configure the access policy, README “Access policy”).'
+      : 'Listening publicly: the query application needs the access policy (README “Access policy”); the local operator is off.',
+  )
+  return lines.join('\n') + '\n'
+}

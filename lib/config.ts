@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   QUERY_RETENTION_DAYS: retention as z.ZodType<Partial<Record<DatasetId, number>>>,
   /** Most rows one export (CSV or NDJSON) streams; the newest rows come first. */
   QUERY_EXPORT_MAX_ROWS: int(100_000, 1, 10_000_000),
+  /** Demonstration rows per gateway dataset seeded at the embedded database's first start; 0: none. */
+  QUERY_DEMO_ROWS: int(400, 0, 100_000),
   LOG_FULL_IP: bool(false),
   /** Where request-log entries wait while the database cannot take them; default: beside PGLITE_DIR. */
   REQUEST_LOG_SPOOL_DIR: optionalString,

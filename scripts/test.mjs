@@ -1,9 +1,11 @@
-// `npm test`: lint, typecheck, build, then the unit, integration, fault-injection and end-to-end suites. Every
-// stage runs even when an earlier one failed, and the last line sums the test counts:
-// `N passed, N failed`.
+// `npm test`: provisioning first (scripts/provision.mjs: Chromium, PostgreSQL, Redis and the test
+// databases, installed or started when missing, or one message saying what to do), then lint,
+// typecheck, build, the unit, integration, fault-injection and end-to-end suites. Every stage runs
+// even when an earlier one failed, and the last line sums the test counts: `N passed, N failed`.
+// `npm test -- unit e2e` runs only the named stages (and provisions only what they need).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
-import { ensureDatabase } from './ensure-database.mjs'
+import { needsOf, provision } from './provision.mjs'
 
 const OUT = '.test-results'
 rmSync(OUT, { recursive: true, force: true })
@@ -42,7 +44,6 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
 const QUERY_DATA_SUITES = ['tests/unit/query-data.test.ts', 'tests/unit/query-partitions.test.ts', 'tests/unit/query-migration.test.ts', 'tests/unit/query-rollups.test.ts']
-await ensureDatabase(testDatabaseUrl).catch((error) => console.warn(`could not create the test database: ${error.message}`))
 
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
@@ -74,6 +75,16 @@ const stages = [
 ]
 
 const only = process.argv.slice(2)
+const provisionStart = Date.now()
+try {
+  await provision({ needs: needsOf(only) })
+  console.log(`provisioned in ${((Date.now() - provisionStart) / 1000).toFixed(1)} s`)
+} catch (error) {
+  console.error(`\n${error instanceof Error ? error.message : error}`)
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
 let passed = 0
 let failed = 0
 const summary = []

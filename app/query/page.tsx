@@ -1,10 +1,11 @@
 import type { Metadata } from 'next'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
-import { ErrorState } from '@/components/query/states'
+import { DemoNote, ErrorState } from '@/components/query/states'
 import type { Identity } from '@/lib/access/policy'
 import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
+import { hasDemoRows } from '@/lib/query/demo'
 import { ownerOf, recordRun } from '@/lib/query/saved'
 import { runQuery, type QueryResult } from '@/lib/query/service'
 import { DEFAULT_LIMIT, rangeRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
@@ -40,5 +41,11 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   await recordRun(ownerOf(identity), { ...run, rowCount: result.count, elapsedMs: result.elapsedMs })
   // The export covers this exact view: a relative range is pinned to the bounds just used.
   const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, offset: 0, limit: DEFAULT_LIMIT })
-  return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+  const demo = await hasDemoRows(state.dataset).catch(() => false)
+  return (
+    <>
+      {demo ? <DemoNote dataset={state.dataset} ingestPath={`${base}/ingest/${state.dataset}`} /> : null}
+      <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+    </>
+  )
 }

@@ -1,6 +1,7 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
-import { admitRequest, type AccessResult } from '@/lib/access/policy'
+import { LOCAL_KEY_COOKIE, LOCAL_KEY_PARAM, localKeyCookie } from '@/lib/access/local-operator'
+import { accessMode, admitRequest, checkAccess, type AccessResult } from '@/lib/access/policy'
 import { internalQueryPath, QUERY_HOME_HEADER, QUERY_PREFIX } from '@/lib/access/query-host'
 import { describeRefusal, type Refusal } from '@/lib/access/refusal'
 import { clientIpFrom } from '@/lib/http/client-ip'
@@ -47,11 +48,38 @@ export function logDenial(requestId: string, path: string, method: string, denia
 }
 
 /**
+ * The link server.mjs prints (`/query?key=…`): when every other condition of the local operator
+ * holds and the key is this start's, the key moves into an HttpOnly, SameSite=Strict cookie and the
+ * browser goes on to the same address without it (so the key stays out of history and Referer).
+ * A wrong key, or any other refusal, falls through to the usual refusal.
+ */
+async function openKeyLink(req: NextRequest, requestId: string): Promise<Response | null> {
+  const key = req.nextUrl.searchParams.get(LOCAL_KEY_PARAM)
+  if (key === null || req.method !== 'GET') return null
+  const mode = accessMode()
+  if (mode.kind !== 'local') return null
+  const cookies = { get: (name: string) => (name === LOCAL_KEY_COOKIE ? { value: key } : req.cookies.get(name)) }
+  const access = await checkAccess({ headers: req.headers, cookies }, mode)
+  if (!access.ok) return null
+  const clean = new URLSearchParams(req.nextUrl.searchParams)
+  clean.delete(LOCAL_KEY_PARAM)
+  const search = clean.size ? `?${clean}` : ''
+  // On the host the browser used (127.0.0.1 or localhost), where the cookie is: its Host header
+  // (nextUrl spells every loopback host as localhost). Only a direct loopback request gets here.
+  const location = new URL(`${req.nextUrl.pathname}${search}`, `http://${req.headers.get('host') ?? req.nextUrl.host}`)
+  const res = NextResponse.redirect(location, 303)
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' })) res.headers.set(k, v)
+  return res
+}
+
+/**
  * Gate for /query/** (and, with `rewrite`, for every path on QUERY_APP_HOST, mapped into /query).
  * The Logpush ingest endpoint skips the policy: it has its own shared secret.
  */
 export async function queryGate(req: NextRequest, { rewrite = false, requestId = requestIdFrom(req.headers) } = {}): Promise<Response> {
   const path = rewrite ? internalQueryPath(req.nextUrl.pathname) : req.nextUrl.pathname
+  const keyLink = await openKeyLink(req, requestId)
+  if (keyLink) return keyLink
   if (!path.startsWith(INGEST)) {
     const access = await admitRequest(req)
     if (!access.ok) {

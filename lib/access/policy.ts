@@ -2,15 +2,22 @@ import ipaddr from 'ipaddr.js'
 import { config, type Config } from '@/lib/config'
 import { CONNECTION_IP_HEADER, connectionIpIsStamped } from '@/lib/http/client-ip'
 import type { ErrorCode } from '@/lib/http/errors'
+import { isLoopbackAddress, keyMatches, LOCAL_KEY_COOKIE, localOperatorState } from '@/lib/access/local-operator'
 import { verifyAccessToken, type VerifiedIdentity, type VerifierSettings } from '@/lib/access/verify'
 
 // The query application's access policy, applied to every page and route under /query (the
 // Logpush ingest endpoint excepted: it authenticates with LOGPUSH_SECRET). Three modes, chosen by
 // configuration alone:
 // - verify: ACCESS_JWKS_URL, ACCESS_AUDIENCE and ACCESS_ISSUER set → the proxy's JWT is required;
-// - local: no access setting at all and NODE_ENV is not production → loopback requests only, as
-//   a labelled local operator (the address is the TCP peer stamped by server.mjs, never a header);
-// - unconfigured: production without settings, or settings half filled in → every request 503.
+// - local: no access setting at all, no DATABASE_URL and no TRUSTED_IP_HEADER (the embedded
+//   defaults of `npm start`) → the person at the machine, as a labelled local operator, when every
+//   one of these holds for the request: the server listens on a loopback address, the TCP peer
+//   (stamped by server.mjs, never a header) is loopback, the request carries no forwarding header
+//   (a reverse proxy on the same host adds one), and the browser presents this start's key (the
+//   link printed by server.mjs sets it as an HttpOnly cookie; a proxy that strips headers still
+//   cannot produce it);
+// - unconfigured: settings half filled in, or a deployment's settings (DATABASE_URL,
+//   TRUSTED_IP_HEADER) without the access policy → every request 503, naming what to set.
 // There is no bypass value: nothing a deployment can set turns verification off.
 
 export const TOKEN_HEADER = 'cf-access-jwt-assertion'
@@ -41,14 +48,24 @@ export function accessMode(c: Config = config): AccessMode {
     return { kind: 'unconfigured', message: `The access policy is incomplete: set ${missing.join(', ')}.` }
   if (anySet)
     return { kind: 'verify', settings: { jwksUrl: c.ACCESS_JWKS_URL!, audience: c.ACCESS_AUDIENCE, issuer: c.ACCESS_ISSUER!, allowedEmails: c.ACCESS_ALLOWED_EMAILS } }
-  if (c.NODE_ENV === 'production')
-    return { kind: 'unconfigured', message: `The query application has no access policy: set ${REQUIRED.join(', ')} (see the README).` }
+  // A database or a trusted proxy header makes this a deployment: the local operator is off there.
+  const deployment = [c.DATABASE_URL && 'DATABASE_URL', c.TRUSTED_IP_HEADER && 'TRUSTED_IP_HEADER'].filter(Boolean)
+  if (deployment.length)
+    return {
+      kind: 'unconfigured',
+      message: `The query application has no access policy: set ${REQUIRED.join(', ')} (see the README, “Access policy”). With ${deployment.join(' and ')} set, the local operator is off.`,
+    }
   return { kind: 'local' }
 }
 
 // Headers a relay adds. Next fills x-forwarded-for with the peer address itself, so that one
 // counts only when it names someone else.
 const RELAY_HEADERS = ['forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip']
+/**
+ * Header server.mjs sets to 1 when the raw request carried any forwarding header (Forwarded,
+ * X-Forwarded-*, X-Real-IP, Via, …) before Next added its own; it replaces a value a client sent.
+ */
+export const RELAYED_HEADER = 'x-tc-relayed'
 
 /** The loopback peer address of a request nobody relayed, or null. */
 export function loopbackPeer(headers: Headers): string | null {
@@ -57,7 +74,7 @@ export function loopbackPeer(headers: Headers): string | null {
   if (!peer || !ipaddr.isValid(peer)) return null
   const addr = ipaddr.process(peer) // IPv4-mapped IPv6 → IPv4
   if (addr.range() !== 'loopback') return null
-  if (RELAY_HEADERS.some((h) => headers.has(h))) return null
+  if (headers.get(RELAYED_HEADER) === '1' || RELAY_HEADERS.some((h) => headers.has(h))) return null
   const xff = headers.get('x-forwarded-for')
   if (xff && xff.split(',').some((hop) => hop.trim() !== peer)) return null
   return addr.toString()
@@ -72,13 +89,37 @@ export async function checkAccess(req: AccessRequest, mode: AccessMode = accessM
     case 'unconfigured':
       return { ok: false, code: 'not_configured', reason: mode.message, why: mode.message }
     case 'local': {
+      const state = localOperatorState()
+      if (!connectionIpIsStamped() || !state)
+        return {
+          ok: false,
+          code: 'forbidden',
+          reason: 'Without access settings only direct loopback requests are accepted.',
+          why: 'local operator mode needs the connection address and the key: start the server with `npm start` (server.mjs)',
+        }
+      if (!isLoopbackAddress(state.listening))
+        return {
+          ok: false,
+          code: 'not_configured',
+          reason: `The server listens on a public address (${state.listening ?? 'unknown'}) and has no access policy: the local operator is off.`,
+          why: `local operator mode: listening on ${state.listening ?? 'unknown'}, not a loopback address`,
+        }
       const address = loopbackPeer(req.headers)
-      if (!address) {
-        const why = connectionIpIsStamped()
-          ? `local operator mode: peer ${req.headers.get(CONNECTION_IP_HEADER) || 'unknown'} is not a direct loopback connection`
-          : 'local operator mode needs the connection address: start the server with `npm start` (server.mjs)'
-        return { ok: false, code: 'forbidden', reason: 'Without access settings only direct loopback requests are accepted.', why }
-      }
+      if (!address)
+        return {
+          ok: false,
+          code: 'forbidden',
+          reason: 'Without access settings only direct loopback requests are accepted.',
+          why: `local operator mode: peer ${req.headers.get(CONNECTION_IP_HEADER) || 'unknown'} is not a direct loopback connection, or the request was relayed`,
+        }
+      const presented = req.cookies.get(LOCAL_KEY_COOKIE)?.value
+      if (!keyMatches(presented, state.key))
+        return {
+          ok: false,
+          code: 'unauthorized',
+          reason: 'The local operator key is missing or wrong.',
+          why: presented ? 'local operator mode: wrong key (the server was restarted?)' : 'local operator mode: no key cookie',
+        }
       return { ok: true, identity: { kind: 'local', label: 'Local operator', address } }
     }
     case 'verify': {

@@ -18,6 +18,12 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
   const ask = `ask the people who run this application (${config.SUPPORT_EMAIL})`
   switch (denial.code) {
     case 'unauthorized':
+      if (/local operator key/i.test(denial.reason))
+        return {
+          title: 'Open the link from the start-up lines',
+          what: `${denial.reason} Without access settings the query application is open to the person at this machine, in a browser that opened the link the server printed when it started.`,
+          next: 'Open the “query” link printed by `npm start` (http://127.0.0.1:3000/query?key=…) in this browser. The key changes at every start: after a restart, open the new link.',
+        }
       return {
         title: 'Sign-in needed',
         what: `${denial.reason} This application is only open to people signed in through the organisation’s access proxy, and this request came without a sign-in.`,
@@ -30,10 +36,16 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         next: /expired/i.test(denial.reason)
           ? 'Your sign-in has expired: reload the page from the application’s usual address to sign in again.'
           : /loopback/i.test(denial.reason)
-            ? 'Without access settings the application only answers on this machine: open it at http://localhost, not through a proxy or another address, or configure the access policy (README, “Access policy”).'
+            ? 'Without access settings the application only answers the person at this machine: open the “query” link that `npm start` printed, directly (not through a proxy or another address), or configure the access policy (README, “Access policy”).'
             : `Sign in again with the account that should have access. If you should be allowed in, ${ask} and quote the request id below.`,
       }
     case 'not_configured':
+      if (/listens on a public address/i.test(denial.reason))
+        return {
+          title: 'Not set up yet',
+          what: denial.reason,
+          next: 'To use the query application at this machine without access settings, start the server on a loopback address (HOST=127.0.0.1, the default of `npm start`) and open the link it prints. To serve it to others, configure the access policy (README, “Access policy”).',
+        }
       return {
         title: 'Not set up yet',
         what: denial.reason,

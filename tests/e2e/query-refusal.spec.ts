@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test'
+import { E2E_OPERATOR_KEY } from './operator-key'
 
 // Refusals and unknown addresses get a page in the application's style that says what happened,
 // what to do next and the request id. (401 and 503 need other access settings than this server's:
@@ -16,8 +17,24 @@ test.describe('a relayed request in local-operator mode', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Access refused')
     await expect(page.getByRole('main')).toContainText('Without access settings only direct loopback requests are accepted.')
     await expect(page.getByRole('heading', { name: 'What to do next' })).toBeVisible()
-    await expect(page.getByRole('main')).toContainText('open it at http://localhost')
+    await expect(page.getByRole('main')).toContainText('not through a proxy or another address')
     await expect(page.getByRole('main')).toContainText(`Request id: ${res!.headers()['x-request-id']}`)
+  })
+})
+
+test.describe('a browser that has not opened the start-up link', () => {
+  test.use({ storageState: { cookies: [], origins: [] } })
+
+  test('is told to open it, and opening it lets the person in at the clean address', async ({ page }) => {
+    const res = await page.goto('/query/dashboard')
+    expect(res!.status()).toBe(401)
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Open the link from the start-up lines')
+    await expect(page.getByRole('main')).toContainText('Open the “query” link printed by `npm start`')
+    await page.goto(`/query?dataset=dns&key=${E2E_OPERATOR_KEY}`)
+    await expect(page).toHaveURL(/\/query\?dataset=dns$/)
+    await expect(page.getByTestId('identity')).toContainText('Local operator')
+    const [cookie] = await page.context().cookies()
+    expect(cookie).toMatchObject({ name: 'local_operator_key', httpOnly: true, sameSite: 'Strict' })
   })
 })
 

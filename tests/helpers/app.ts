@@ -4,8 +4,13 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
+/** The local operator's key every test app starts with (server.mjs accepts a preset LOCAL_OPERATOR_KEY). */
+export const TEST_OPERATOR_KEY = 'itest-local-operator-key'
+
 export interface RunningApp {
   url: string
+  /** The Cookie header of a browser that opened the local operator's link. */
+  operatorCookie: string
   port: number
   pid: number
   logs: () => string
@@ -42,6 +47,9 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
     LOG_LEVEL: 'warn',
     // Without DATABASE_URL the app opens PGlite; apps started side by side must not share a directory.
     PGLITE_DIR: 'memory://',
+    LOCAL_OPERATOR_KEY: TEST_OPERATOR_KEY,
+    // Tests load the rows they assert on; demo rows only where a test asks for them.
+    QUERY_DEMO_ROWS: '0',
   }
   const fullEnv = { ...base, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) } as Record<string, string>
   const child: ChildProcess = spawn(process.execPath, ['server.mjs'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -65,6 +73,7 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   }
   return {
     url,
+    operatorCookie: `local_operator_key=${fullEnv.LOCAL_OPERATOR_KEY ?? ''}`,
     port,
     pid: child.pid!,
     exited,

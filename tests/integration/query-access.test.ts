@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestKey, signToken, startJwksServer, unsecuredToken, type JwksServer, type TestKey } from '../helpers/access-keys'
-import { startApp, type RunningApp } from '../helpers/app'
+import { startApp, TEST_OPERATOR_KEY, type RunningApp } from '../helpers/app'
 import { rawRequest } from '../helpers/raw-request'
 
 // The access policy in the built server, with a key set served on loopback as the identity-aware
 // proxy publishes it: every page and route under /query, health included; the ingest endpoint keeps
-// its own secret; QUERY_APP_HOST serves the app at / and /api/…; production without settings and
-// local-operator mode.
+// its own secret; QUERY_APP_HOST serves the app at / and /api/…; the local operator of `npm start`
+// and every case where it is refused.
 
 const QUERY_HOST = 'query.example.test'
 let key: TestKey
@@ -186,35 +186,123 @@ describe('QUERY_APP_HOST', () => {
   })
 })
 
-describe('without access settings', () => {
-  it('refuses everything with 503 in production, naming the settings', async () => {
-    const prod = await startApp({ NODE_ENV: 'production' })
+describe('without access settings: the local operator', () => {
+  // `npm start` on the embedded defaults (NODE_ENV=production, no settings, 127.0.0.1).
+  let local: RunningApp
+  const KEY = TEST_OPERATOR_KEY
+  beforeAll(async () => {
+    local = await startApp({ NODE_ENV: 'production' })
+  }, 90_000)
+  afterAll(() => local?.stop())
+  const me = (headers: Record<string, string> = {}) => get('/query/api/me', { cookie: local.operatorCookie, ...headers }, local)
+
+  it('prints the surfaces, the key link and the embedded defaults at start', () => {
+    const logs = local.logs()
+    for (const surface of ['landing', 'docs', 'OpenAPI', 'MCP']) expect(logs).toMatch(new RegExp(`  ${surface} +http://127\\.0\\.0\\.1:${local.port}/`))
+    expect(logs).toContain(`query     http://127.0.0.1:${local.port}/query?key=${KEY}`)
+    expect(logs).toContain('PGlite at memory://')
+    expect(logs).toMatch(/rate limits +in memory/)
+    expect(logs).toMatch(/secrets +none set/)
+    expect(logs).toContain('HOST=0.0.0.0 npm start (the local operator is then off')
+  })
+
+  it('grants a direct loopback request that presents the key', async () => {
+    const res = await me()
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ kind: 'local', label: 'Local operator', address: '127.0.0.1' })
+    expect(await (await get('/query', { cookie: local.operatorCookie }, local)).text()).toContain('Local operator')
+  })
+
+  it('moves the key of the printed link into an HttpOnly, SameSite=Strict cookie and drops it from the address', async () => {
+    const res = await get(`/query/dashboard?dataset=dns&key=${KEY}`, {}, local)
+    expect(res.status).toBe(303)
+    // Next writes a same-origin redirect as a path: the browser stays on the host it used.
+    expect(res.headers.get('location')).toBe('/query/dashboard?dataset=dns')
+    expect(res.headers.get('set-cookie')).toBe(`local_operator_key=${KEY}; Path=/; HttpOnly; SameSite=Strict`)
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]
+    expect((await get('/query/dashboard?dataset=dns', { cookie }, local)).status).toBe(200)
+  })
+
+  it.each([
+    ['no key', {}],
+    ['a wrong key', { cookie: 'local_operator_key=itest-local-operator-kez' }],
+  ])('refuses %s with 401 and says to open the printed link', async (_name, headers) => {
+    const api = await get('/query/api/me', headers, local)
+    expect(api.status).toBe(401)
+    expect((await api.json()).error.message).toBe('The local operator key is missing or wrong.')
+    const page = await get('/query', headers, local)
+    expect(page.status).toBe(401)
+    const html = await page.text()
+    expect(html).toContain('<h1>Open the link from the start-up lines</h1>')
+    expect(html).toContain('Open the “query” link printed by `npm start`')
+  })
+
+  it('sets no cookie for a wrong key in the link', async () => {
+    const res = await get('/query?key=itest-local-operator-kez', {}, local)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('set-cookie')).toBeNull()
+  })
+
+  it.each([
+    ['X-Forwarded-For naming someone else', { 'x-forwarded-for': '203.0.113.9' }],
+    // A proxy on the same host relaying for a loopback client: still relayed.
+    ['X-Forwarded-For naming the loopback peer', { 'x-forwarded-for': '127.0.0.1' }],
+    ['X-Forwarded-Proto', { 'x-forwarded-proto': 'https' }],
+    ['X-Forwarded-Host', { 'x-forwarded-host': 'query.example.org' }],
+    ['X-Real-IP', { 'x-real-ip': '203.0.113.9' }],
+    ['Forwarded', { forwarded: 'for=203.0.113.9;proto=https' }],
+    ['Via', { via: '1.1 nginx' }],
+    // A client cannot claim the connection address or an unrelayed request: server.mjs overwrites both.
+    ['forged stamps', { 'x-tc-connection-ip': '127.0.0.1', 'x-tc-relayed': '0', 'x-forwarded-for': '203.0.113.9' }],
+  ])('refuses a proxied request from loopback (%s), key or not, with 403', async (_name, headers) => {
+    const res = await me(headers)
+    expect(res.status).toBe(403)
+    expect((await res.json()).error.message).toBe('Without access settings only direct loopback requests are accepted.')
+    const link = await get(`/query?key=${KEY}`, headers, local)
+    expect(link.status).toBe(403)
+    expect(link.headers.get('set-cookie')).toBeNull()
+    expect(await link.text()).toContain('not through a proxy or another address')
+  })
+})
+
+describe('without access settings: deployments never get the local operator', () => {
+  it('refuses everything on a public listener (HOST=0.0.0.0), even a loopback peer with the key', async () => {
+    const pub = await startApp({ NODE_ENV: 'production', HOST: '0.0.0.0' })
     try {
-      for (const path of ['/query', '/query/api/me', '/query/api/health']) {
-        const res = await get(path, {}, prod)
+      expect(pub.logs()).not.toContain(TEST_OPERATOR_KEY)
+      expect(pub.logs()).toContain('local operator off')
+      for (const path of ['/query', '/query/api/me', '/query/api/health', `/query?key=${TEST_OPERATOR_KEY}`]) {
+        const res = await get(path, { cookie: pub.operatorCookie }, pub)
         expect(res.status, path).toBe(503)
+        expect(res.headers.get('set-cookie')).toBeNull()
         const body = await res.text()
-        expect(body).toContain('ACCESS_JWKS_URL')
-        if (path === '/query') expect(body).toContain('<h1>Not set up yet</h1>')
+        expect(body).toContain('listens on a public address (0.0.0.0)')
+        if (path === '/query') expect(body).toContain('start the server on a loopback address (HOST=127.0.0.1')
       }
     } finally {
-      await prod.stop()
+      await pub.stop()
     }
   })
 
-  it('accepts direct loopback requests as the local operator elsewhere, and nothing relayed', async () => {
-    const local = await startApp({ NODE_ENV: 'development' })
+  it.each([
+    ['TRUSTED_IP_HEADER', { TRUSTED_IP_HEADER: 'x-forwarded-for' }],
+    // An unreachable server: the rule depends on the setting, not on the database answering.
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }],
+  ])('refuses everything with 503 when %s is set, naming the access settings', async (name, env) => {
+    const deployed = await startApp({ NODE_ENV: 'production', ...env })
     try {
-      const res = await get('/query/api/me', {}, local)
-      expect(res.status).toBe(200)
-      expect(await res.json()).toEqual({ kind: 'local', label: 'Local operator', address: '127.0.0.1' })
-      expect(await (await get('/query', {}, local)).text()).toContain('Local operator')
-      expect((await get('/query/api/me', { 'x-real-ip': '203.0.113.9' }, local)).status).toBe(403)
-      expect((await get('/query/api/me', { 'x-forwarded-for': '203.0.113.9' }, local)).status).toBe(403)
-      // A client cannot claim the connection address: server.mjs overwrites the header.
-      expect((await get('/query/api/me', { 'x-tc-connection-ip': '127.0.0.1', 'x-forwarded-for': '203.0.113.9' }, local)).status).toBe(403)
+      expect(deployed.logs()).not.toContain(TEST_OPERATOR_KEY)
+      for (const path of ['/query', '/query/api/me', `/query?key=${TEST_OPERATOR_KEY}`]) {
+        const res = await get(path, { cookie: deployed.operatorCookie }, deployed)
+        expect(res.status, path).toBe(503)
+        expect(res.headers.get('set-cookie')).toBeNull()
+        const body = await res.text()
+        expect(body).toContain('ACCESS_JWKS_URL')
+        expect(body).toContain(`With ${name} set, the local operator is off.`)
+        if (path === '/query') expect(body).toContain('<h1>Not set up yet</h1>')
+      }
     } finally {
-      await local.stop()
+      await deployed.stop()
     }
   })
 })

@@ -6,16 +6,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase } from '@/lib/db/client'
 import { DATASET_IDS } from '@/lib/query/datasets'
 import { writeRequestLog } from '@/lib/query/request-log-store'
+import { createTestKey, signToken, startJwksServer, type JwksServer, type TestKey } from '../helpers/access-keys'
 import { startApp, type RunningApp } from '../helpers/app'
 
 // The query application's routes and pages in the built server, over known rows: on PGlite by
 // default, on the Postgres at QUERY_TEST_DATABASE_URL when set (scripts/test.mjs runs both; that
-// database is emptied first). Identity is the local operator (no access settings, loopback).
+// database is emptied first). Identity: a token of the access proxy, verified by the built server
+// (a DATABASE_URL turns the local operator off).
 
 const pgUrl = process.env.QUERY_TEST_DATABASE_URL || undefined
 const dir = pgUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'qa-itest-'))
 const driverName = pgUrl ? 'postgres' : 'pglite'
 let app: RunningApp
+let key: TestKey
+let jwks: JwksServer
+
+/** fetch, signed in through the access proxy. */
+async function call(url: string, init: RequestInit = {}) {
+  return fetch(url, { ...init, headers: { 'cf-access-jwt-assertion': await signToken(key), ...(init.headers as Record<string, string>) } })
+}
 
 const DAY = '2026-01-10'
 const base = Date.parse(`${DAY}T00:00:00Z`)
@@ -33,7 +42,7 @@ const ROWS = Array.from({ length: 230 }, (_, i) => ({
 const ERRORS = ROWS.filter((r) => r.status === 503).length
 
 const post = (route: string, body: unknown) =>
-  fetch(`${app.url}/query/api/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  call(`${app.url}/query/api/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body: typeof body === 'string' ? body : JSON.stringify(body) })
 const query = (extra: Record<string, unknown> = {}) => post('query', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, ...extra })
 
 beforeAll(async () => {
@@ -48,23 +57,26 @@ beforeAll(async () => {
   }
   // The rows are from a fixed day in the past: keep them whatever today's date (retention). A cap
   // below the 230 rows, so the export's limit shows.
-  app = await startApp({ NODE_ENV: 'development', QUERY_RETENTION_DAYS: '3660', QUERY_EXPORT_MAX_ROWS: '200', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  key = await createTestKey('rsa-query-app')
+  jwks = await startJwksServer([key])
+  app = await startApp({ ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: 'test-aud-tag', ACCESS_ISSUER: 'https://team.example.test', QUERY_RETENTION_DAYS: '3660', QUERY_EXPORT_MAX_ROWS: '200', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
 }, 90_000)
 
 afterAll(async () => {
   await app?.stop()
+  await jwks?.close()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
 describe(`query application routes (${driverName})`, () => {
   it('GET health reports the database', async () => {
-    const res = await fetch(`${app.url}/query/api/health`)
+    const res = await call(`${app.url}/query/api/health`)
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ status: 'ok', database: { status: 'ok', detail: expect.stringMatching(/reachable/) } })
   })
 
   it('GET datasets lists every dataset with columns, quick filters and panels', async () => {
-    const res = await fetch(`${app.url}/query/api/datasets`)
+    const res = await call(`${app.url}/query/api/datasets`)
     const body = await res.json()
     expect(body.datasets.map((d: { id: string }) => d.id)).toEqual([...DATASET_IDS])
     expect(body.datasets[0]).toMatchObject({ id: 'requests', label: expect.any(String), description: expect.any(String), timeColumn: 'time' })
@@ -129,7 +141,7 @@ describe(`query application routes (${driverName})`, () => {
 
 describe(`query application pages (${driverName})`, () => {
   const page = async (p: string) => {
-    const res = await fetch(`${app.url}${p}`)
+    const res = await call(`${app.url}${p}`)
     expect(res.status).toBe(200)
     return res.text()
   }
@@ -179,7 +191,7 @@ describe(`query application pages (${driverName})`, () => {
 
   it('exports every matching row as CSV (newest first, up to QUERY_EXPORT_MAX_ROWS), with a byte-order mark and formulas defused', async () => {
     // The page's limit and offset do not narrow an export.
-    const res = await fetch(`${app.url}/query/export?${custom}&limit=25&offset=100`)
+    const res = await call(`${app.url}/query/export?${custom}&limit=25&offset=100`)
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="requests-20260110T000000Z-20260111T000000Z.csv"')
     expect(res.headers.get('x-export-max-rows')).toBe('200')
@@ -194,7 +206,7 @@ describe(`query application pages (${driverName})`, () => {
   })
 
   it('exports NDJSON of the chosen columns and the filter', async () => {
-    const res = await fetch(`${app.url}/query/export?${custom}&format=ndjson&cols=status,request_id&filter=status+%3E%3D+500`)
+    const res = await call(`${app.url}/query/export?${custom}&format=ndjson&cols=status,request_id&filter=status+%3E%3D+500`)
     expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
     const rows = (await res.text()).trim().split('\n').map((l) => JSON.parse(l))
     expect(rows).toHaveLength(ERRORS)
@@ -206,7 +218,7 @@ describe(`query application pages (${driverName})`, () => {
     ['filter=nope+%3D+1', /nope/],
     ['cols=secret', /“secret” is not a column/],
   ])('refuses an export with %s (400, before any row is sent)', async (extra, message) => {
-    const res = await fetch(`${app.url}/query/export?${custom}&${extra}`)
+    const res = await call(`${app.url}/query/export?${custom}&${extra}`)
     expect(res.status).toBe(400)
     expect((await res.json()).error.message).toMatch(message)
   })

@@ -8,13 +8,23 @@ import { CONNECTION_IP_HEADER } from '@/lib/http/client-ip'
 // as a local operator, and the same-origin rule. Token verification: access-verify.test.ts.
 
 const STAMPED = Symbol.for('utility-api.connection-ip-stamped')
+const LOCAL = Symbol.for('utility-api.local-operator')
+const KEY = 'unit-local-operator-key'
 const g = globalThis as Record<symbol, unknown>
 const noCookies = { get: () => undefined }
-const req = (headers: Record<string, string>, method = 'GET') => ({ method, headers: new Headers(headers), cookies: noCookies })
+const withKey = (value = KEY) => ({ get: (name: string) => (name === 'local_operator_key' ? { value } : undefined) })
+const req = (headers: Record<string, string>, method = 'GET', cookies: { get(name: string): { value: string } | undefined } = withKey()) => ({ method, headers: new Headers(headers), cookies })
 const FULL = { ACCESS_JWKS_URL: 'https://team.example.test/cdn-cgi/access/certs', ACCESS_AUDIENCE: 'aud-1,aud-2', ACCESS_ISSUER: 'https://team.example.test' }
 
-beforeEach(() => (g[STAMPED] = true)) // as server.mjs does
-afterEach(() => delete g[STAMPED])
+beforeEach(() => {
+  // as server.mjs does
+  g[STAMPED] = true
+  g[LOCAL] = { key: KEY, listening: '127.0.0.1' }
+})
+afterEach(() => {
+  delete g[STAMPED]
+  delete g[LOCAL]
+})
 
 describe('accessMode', () => {
   it('verifies tokens when the three settings are there, with every AUD tag listed', () => {
@@ -27,13 +37,22 @@ describe('accessMode', () => {
   it.each([
     [{ NODE_ENV: 'development' }, 'local'],
     [{ NODE_ENV: 'test' }, 'local'],
-    [{ NODE_ENV: 'production' }, 'unconfigured'],
+    // `npm start` on the embedded defaults: the local operator, whatever NODE_ENV.
+    [{ NODE_ENV: 'production' }, 'local'],
+    // A deployment's settings turn it off.
+    [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://app@db.example.test/app' }, 'unconfigured'],
+    [{ NODE_ENV: 'development', TRUSTED_IP_HEADER: 'x-forwarded-for' }, 'unconfigured'],
     // Half a configuration is a mistake, never a reason to fall back to local mode.
     [{ NODE_ENV: 'development', ACCESS_JWKS_URL: FULL.ACCESS_JWKS_URL }, 'unconfigured'],
     [{ NODE_ENV: 'development', ACCESS_ALLOWED_EMAILS: 'ana@example.com' }, 'unconfigured'],
     [{ NODE_ENV: 'production', ACCESS_AUDIENCE: 'aud', ACCESS_ISSUER: 'x' }, 'unconfigured'],
   ])('%j → %s', (env, kind) => {
     expect(accessMode(loadConfig(env)).kind).toBe(kind)
+  })
+
+  it('says why a deployment has no local operator', () => {
+    const mode = accessMode(loadConfig({ DATABASE_URL: 'postgres://app@db.example.test/app', TRUSTED_IP_HEADER: 'cf-connecting-ip' }))
+    expect(mode).toMatchObject({ kind: 'unconfigured', message: expect.stringMatching(/With DATABASE_URL and TRUSTED_IP_HEADER set, the local operator is off/) })
   })
 
   it('names what is missing', () => {
@@ -67,6 +86,34 @@ describe('local operator', () => {
     delete g[STAMPED]
     const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })
     expect(result).toMatchObject({ ok: false, code: 'forbidden', why: expect.stringMatching(/npm start/) })
+    g[STAMPED] = true
+    delete g[LOCAL]
+    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })).toMatchObject({ ok: false, code: 'forbidden', why: expect.stringMatching(/npm start/) })
+  })
+
+  it.each(['0.0.0.0', '::', '192.0.2.1', undefined])('refuses with 503 while the server listens on %s, even a loopback peer with the key', async (listening) => {
+    g[LOCAL] = { key: KEY, listening }
+    const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })
+    expect(result).toMatchObject({ ok: false, code: 'not_configured', reason: expect.stringMatching(/listens on a public address/) })
+  })
+
+  it.each(['127.0.0.1', '::1', '127.0.0.2'])('accepts a loopback listener (%s)', async (listening) => {
+    g[LOCAL] = { key: KEY, listening }
+    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '::1' }), { kind: 'local' })).toMatchObject({ ok: true })
+  })
+
+  it('refuses a request server.mjs saw relayed, whatever else it carries', async () => {
+    const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1', 'x-tc-relayed': '1' }), { kind: 'local' })
+    expect(result).toMatchObject({ ok: false, code: 'forbidden' })
+  })
+
+  it.each([
+    ['no key', noCookies, /no key cookie/],
+    ['a wrong key', withKey('unit-local-operator-kex'), /wrong key/],
+    ['a key of another length', withKey('short'), /wrong key/],
+  ])('refuses %s with 401, pointing at the start-up link', async (_name, cookies, why) => {
+    const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }, 'GET', cookies), { kind: 'local' })
+    expect(result).toMatchObject({ ok: false, code: 'unauthorized', reason: 'The local operator key is missing or wrong.', why: expect.stringMatching(why) })
   })
 
   it('labels a loopback request as the local operator and refuses others with 403', async () => {

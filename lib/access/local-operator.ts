@@ -1,0 +1,45 @@
+import { timingSafeEqual } from 'node:crypto'
+import ipaddr from 'ipaddr.js'
+
+// What server.mjs tells the application about the local operator: the per-start key it printed in
+// its start-up lines (a link to /query?key=…) and the address it listens on. A browser presents the
+// key in an HttpOnly, SameSite=Strict cookie, set when the link is opened. Nothing else in the
+// process can produce either value: when server.mjs did not start the process, both are missing and
+// the local operator is off.
+
+const STATE = Symbol.for('utility-api.local-operator')
+
+export interface LocalOperatorState {
+  /** The key of this start (LOCAL_OPERATOR_KEY or random; letters, digits, - and _ only). */
+  key: string
+  /** The address the server listens on, once it does (e.g. 127.0.0.1, ::1, 0.0.0.0). */
+  listening?: string
+}
+
+/** Cookie in which the browser presents the key; query parameter of the link that sets it. */
+export const LOCAL_KEY_COOKIE = 'local_operator_key'
+export const LOCAL_KEY_PARAM = 'key'
+
+export function localOperatorState(): LocalOperatorState | null {
+  const state = (globalThis as Record<symbol, unknown>)[STATE] as LocalOperatorState | undefined
+  return state && typeof state.key === 'string' && state.key.length > 0 ? state : null
+}
+
+/** True for a loopback listening address (127.0.0.0/8, ::1, their IPv4-mapped form); false for wildcards and anything else. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address || !ipaddr.isValid(address)) return false
+  return ipaddr.process(address).range() === 'loopback'
+}
+
+/** Constant-time comparison of a presented key with this start's key. */
+export function keyMatches(presented: string | undefined, key: string): boolean {
+  if (!presented) return false
+  const a = Buffer.from(presented)
+  const b = Buffer.from(key)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The Set-Cookie value that hands the key to the browser: HttpOnly, SameSite=Strict, this session only. */
+export function localKeyCookie(key: string): string {
+  return `${LOCAL_KEY_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Strict`
+}

@@ -1,0 +1,46 @@
+import { sql } from 'drizzle-orm'
+import type { Database } from '@/lib/db/client'
+import { DATASETS, type DatasetId } from '@/lib/query/datasets'
+import { seed } from '@/lib/query/seed'
+
+// Demonstration rows for the embedded defaults: a fresh PGlite database (its first start, before
+// any migration) gets a few hundred rows per gateway dataset (dns, http, network, sessions), all
+// marked demo = true, so the query application shows something before any Logpush job sends real
+// logs. The request log needs none: it fills as the API is used. Once removed
+// (`npm run db:seed -- --remove-demo`) they do not come back: only a first start seeds.
+
+export const DEMO_DATASETS = ['dns', 'http', 'network', 'sessions'] as const satisfies readonly DatasetId[]
+/** Spread over the last days, so the default ranges (24 hours, 7 days) show them. */
+const DEMO_DAYS = 3
+const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows
+
+/** True when the database has never been migrated: this is its first start. */
+export async function isFirstStart(database: Database): Promise<boolean> {
+  const result = await database.db.execute(sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`)
+  return !rowsOf(result)[0]?.present
+}
+
+/** Seeds the gateway datasets' demo rows; `rows` per dataset. */
+export async function seedDemoRows(database: Database, rows: number): Promise<void> {
+  await seed(database.db, { rows, days: DEMO_DAYS, datasets: [...DEMO_DATASETS] })
+}
+
+/** Deletes every demo row (real rows stay), rollups included; returns the count per dataset. */
+export async function removeDemoRows(database: Database): Promise<Record<string, number>> {
+  const { rebuildRollup } = await import('@/lib/query/rollups')
+  const out: Record<string, number> = {}
+  for (const id of Object.keys(DATASETS) as DatasetId[]) {
+    const result = await database.db.execute(sql`WITH d AS (DELETE FROM ${sql.identifier(DATASETS[id].table)} WHERE demo RETURNING 1) SELECT count(*)::int AS n FROM d`)
+    out[id] = Number(rowsOf(result)[0]?.n ?? 0)
+    if (out[id] > 0) await rebuildRollup(database.db, id)
+  }
+  return out
+}
+
+/** True when the dataset holds any demonstration row (the query page then says how to replace them). */
+export async function hasDemoRows(id: DatasetId): Promise<boolean> {
+  const { getReadyDatabase } = await import('@/lib/db/client')
+  const database = await getReadyDatabase()
+  const result = await database.db.execute(sql`SELECT EXISTS (SELECT 1 FROM ${sql.identifier(DATASETS[id].table)} WHERE demo) AS present`)
+  return rowsOf(result)[0]?.present === true
+}

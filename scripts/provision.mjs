@@ -1,0 +1,410 @@
+// What the test suites need from the machine, provided before any stage runs: Chromium (Debian's
+// package, never a downloaded browser build) for the end-to-end tests, a PostgreSQL answering on
+// 127.0.0.1:5432 as user postgres without a password, a Redis on 127.0.0.1:6379, and the test
+// databases. Used by `npm test` (scripts/test.mjs) and CI (.ci/run runs `npm install` and `npm test`).
+//
+// On Debian/Ubuntu as root it installs what is absent with apt (`apt-get update` only when something
+// is to be installed) and starts what is installed but down. Anywhere else (not root, no apt, another
+// OS, apt unreachable) it changes nothing and stops with one message naming what is missing and the
+// command that installs or starts each. Services the user points to (TEST_DATABASE_URL,
+// TEST_REDIS_URL, CHROMIUM_PATH) are only checked, never installed or started.
+//
+// The decisions (facts → steps or problems) are pure functions, tested with made-up facts in
+// tests/unit/provision.test.ts; probing and running commands are passed in.
+import { spawnSync } from 'node:child_process'
+import { accessSync, constants, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium'
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/qd_test'
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379'
+/** Databases the suites use on the default server: `test` and the one scripts/test.mjs names. */
+export const DEFAULT_DATABASES = ['test', 'qd_test']
+const REDIS_START = ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']
+
+/** What each service is for, in the message. */
+const PURPOSE = { chromium: 'the end-to-end tests', postgres: 'the Postgres-backed unit, integration and fault suites', redis: 'the rate-limit and fault suites' }
+
+/**
+ * @typedef {'ok' | 'down' | 'auth' | 'error'} ServiceState
+ * @typedef {{
+ *   os: { platform: string, debianLike: boolean, apt: boolean, root: boolean, aptError?: string },
+ *   chromium?: { path: string, override: boolean, present: boolean },
+ *   postgres?: { url: string, override: boolean, state: ServiceState, detail?: string, installed: boolean, version?: string },
+ *   redis?: { url: string, override: boolean, state: ServiceState, detail?: string, installed: boolean },
+ * }} Facts
+ * @typedef {{ kind: 'apt-update' } | { kind: 'apt-install', packages: string[] } | { kind: 'trust-postgres-loopback' }
+ *   | { kind: 'start-postgres', version?: string } | { kind: 'start-redis' } | { kind: 'create-databases', url: string, names: string[] }} Step
+ * @typedef {{ what: string, commands: string[] }} Problem
+ */
+
+const hostPort = (url, port) => {
+  const u = new URL(url)
+  return `${u.hostname}:${u.port || port}`
+}
+
+/** Commands that install and start each service by hand, for the message. */
+function manualCommands(facts, service) {
+  const sudo = facts.os.root ? '' : 'sudo '
+  if (facts.os.debianLike) {
+    switch (service) {
+      case 'chromium':
+        return [`${sudo}apt-get update && ${sudo}apt-get install -y chromium`]
+      case 'postgres':
+        return facts.postgres?.installed
+          ? [`${sudo}pg_ctlcluster --skip-systemctl-redirect ${facts.postgres.version ?? '<version>'} main start`]
+          : [`${sudo}apt-get update && ${sudo}apt-get install -y postgresql`, `${sudo}pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | sort -V | tail -n1) main start`]
+      case 'redis':
+        return facts.redis?.installed ? [redisStartCommand()] : [`${sudo}apt-get update && ${sudo}apt-get install -y redis-server`, redisStartCommand()]
+    }
+  }
+  if (facts.os.platform === 'darwin') {
+    switch (service) {
+      case 'chromium':
+        return ['brew install --cask chromium', 'export CHROMIUM_PATH="/Applications/Chromium.app/Contents/MacOS/Chromium"']
+      case 'postgres':
+        return ['brew install postgresql@17 && brew services start postgresql@17', 'createuser -s postgres']
+      case 'redis':
+        return ['brew install redis && brew services start redis']
+    }
+  }
+  switch (service) {
+    case 'chromium':
+      return ['install Chromium with the system package manager, then export CHROMIUM_PATH=/path/to/chromium']
+    case 'postgres':
+      return ['install PostgreSQL, start it on 127.0.0.1:5432 with a superuser postgres that needs no password from 127.0.0.1, or export TEST_DATABASE_URL=postgres://user:password@host:port/qd_test']
+    case 'redis':
+      return ['install Redis and start it on 127.0.0.1:6379, or export TEST_REDIS_URL=redis://host:port']
+  }
+  return []
+}
+
+const redisStartCommand = () => REDIS_START.map((a) => (a === '' ? '""' : a)).join(' ')
+
+/**
+ * The steps that make the machine ready, or the problems that stop provisioning. Pure: facts in,
+ * decisions out. When there is any problem there are no steps: nothing is half done.
+ * @param {Facts} facts
+ * @returns {{ steps: Step[], problems: Problem[] }}
+ */
+export function planProvisioning(facts) {
+  const { os } = facts
+  const canApt = os.root && os.apt && os.debianLike && !os.aptError
+  const why = !os.debianLike
+    ? `this is not Debian or Ubuntu (${os.platform})`
+    : !os.apt
+      ? 'apt-get is not available'
+      : !os.root
+        ? 'not running as root'
+        : `apt-get failed (${os.aptError}); is the package mirror reachable?`
+  /** @type {string[]} */ const packages = []
+  /** @type {Step[]} */ const after = []
+  /** @type {Problem[]} */ const problems = []
+
+  const { chromium, postgres, redis } = facts
+  if (chromium && !chromium.present) {
+    if (chromium.override) problems.push({ what: `Chromium is not at CHROMIUM_PATH=${chromium.path} (for ${PURPOSE.chromium}).`, commands: ['export CHROMIUM_PATH=/path/to/chromium', ...(os.debianLike ? ['or unset CHROMIUM_PATH and let npm test install Debian’s chromium (as root)'] : [])] })
+    else if (canApt) packages.push('chromium')
+    else problems.push({ what: `Chromium is not at ${chromium.path} (for ${PURPOSE.chromium}), and it cannot be installed here: ${why}.`, commands: manualCommands(facts, 'chromium') })
+  }
+
+  if (postgres && postgres.state !== 'ok') {
+    const at = hostPort(postgres.url, 5432)
+    if (postgres.override) {
+      problems.push({
+        what: postgres.state === 'auth' ? `The PostgreSQL at TEST_DATABASE_URL (${at}) refused the credentials: ${postgres.detail ?? 'authentication failed'}.` : `The PostgreSQL at TEST_DATABASE_URL (${at}) does not answer: ${postgres.detail ?? postgres.state}.`,
+        commands: ['start that server, fix TEST_DATABASE_URL, or unset it to use a local PostgreSQL on 127.0.0.1:5432'],
+      })
+    } else if (postgres.state === 'auth') {
+      // A cluster this script did not install: its access rules are the owner's to change.
+      problems.push({
+        what: `PostgreSQL on ${at} answers but refuses user postgres without a password (${postgres.detail ?? 'authentication failed'}); the tests connect as postgres@127.0.0.1 with no password.`,
+        commands: [
+          'allow it for loopback only: add `host all postgres 127.0.0.1/32 trust` and `host all postgres ::1/128 trust` at the top of pg_hba.conf, then reload PostgreSQL',
+          'or export TEST_DATABASE_URL=postgres://postgres:<password>@127.0.0.1:5432/qd_test',
+        ],
+      })
+    } else if (postgres.state === 'error') {
+      problems.push({ what: `PostgreSQL on ${at} answered with an error: ${postgres.detail ?? 'unknown'}.`, commands: ['check the server’s log, or export TEST_DATABASE_URL to use another server'] })
+    } else if (postgres.installed && os.root) {
+      after.push({ kind: 'start-postgres', version: postgres.version })
+    } else if (!postgres.installed && canApt) {
+      packages.push('postgresql')
+      after.push({ kind: 'start-postgres' }, { kind: 'trust-postgres-loopback' })
+    } else {
+      problems.push({
+        what: postgres.installed
+          ? `PostgreSQL is installed but not answering on ${at} (for ${PURPOSE.postgres}), and it cannot be started here: not running as root.`
+          : `PostgreSQL is not answering on ${at} and is not installed (for ${PURPOSE.postgres}); it cannot be installed here: ${why}.`,
+        commands: manualCommands(facts, 'postgres'),
+      })
+    }
+  }
+
+  if (redis && redis.state !== 'ok') {
+    const at = hostPort(redis.url, 6379)
+    if (redis.override) problems.push({ what: `The Redis at TEST_REDIS_URL (${at}) does not answer: ${redis.detail ?? redis.state}.`, commands: ['start that server, fix TEST_REDIS_URL, or unset it to use a local Redis on 127.0.0.1:6379'] })
+    else if (redis.state === 'auth' || redis.state === 'error') problems.push({ what: `Redis on ${at} answered with an error: ${redis.detail ?? redis.state}.`, commands: ['check that server, or export TEST_REDIS_URL to use another one'] })
+    // Starting an installed redis-server needs no root.
+    else if (redis.installed) after.push({ kind: 'start-redis' })
+    else if (canApt) {
+      packages.push('redis-server')
+      after.push({ kind: 'start-redis' })
+    } else problems.push({ what: `Redis is not answering on ${at} and is not installed (for ${PURPOSE.redis}); it cannot be installed here: ${why}.`, commands: manualCommands(facts, 'redis') })
+  }
+
+  if (problems.length) return { steps: [], problems }
+  /** @type {Step[]} */ const steps = packages.length ? [{ kind: 'apt-update' }, { kind: 'apt-install', packages }] : []
+  // Trust is set before the cluster's first start, so there is no reload.
+  steps.push(...after.sort((a, b) => order(a) - order(b)))
+  if (postgres) steps.push({ kind: 'create-databases', url: postgres.url, names: postgres.override ? [new URL(postgres.url).pathname.slice(1)] : DEFAULT_DATABASES })
+  return { steps, problems: [] }
+}
+
+const ORDER = ['trust-postgres-loopback', 'start-postgres', 'start-redis']
+const order = (step) => ORDER.indexOf(step.kind)
+
+/** The one message shown when provisioning cannot go on. */
+export function formatProblems(problems) {
+  const lines = ['npm test cannot start: this machine lacks what the tests need, and it cannot be provided here.', '']
+  for (const p of problems) {
+    lines.push(`- ${p.what}`)
+    for (const c of p.commands) lines.push(`    ${c}`)
+  }
+  lines.push('', 'Then run npm test again. To use services of your own, set TEST_DATABASE_URL, TEST_REDIS_URL or CHROMIUM_PATH.')
+  return lines.join('\n')
+}
+
+/** Which services the selected stages need (scripts/test.mjs stage names; all when none is selected). */
+export function needsOf(stageNames) {
+  const all = stageNames.length === 0
+  const has = (...names) => all || names.some((n) => stageNames.includes(n))
+  return {
+    chromium: has('e2e'),
+    postgres: has('unit-postgres', 'unit-neon', 'integration', 'integration-postgres', 'fault'),
+    redis: has('integration', 'fault'),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine: probes and commands.
+
+function osFacts() {
+  let release = ''
+  try {
+    release = readFileSync('/etc/os-release', 'utf8')
+  } catch {}
+  const field = (k) => new RegExp(`^${k}="?([^"\\n]*)"?$`, 'm').exec(release)?.[1] ?? ''
+  const ids = `${field('ID')} ${field('ID_LIKE')}`
+  return {
+    platform: process.platform,
+    debianLike: process.platform === 'linux' && /\b(debian|ubuntu)\b/.test(ids),
+    apt: existsSync('/usr/bin/apt-get'),
+    root: process.getuid?.() === 0,
+  }
+}
+
+function executable(file) {
+  try {
+    accessSync(file, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const onPath = (name) => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && executable(path.join(dir, name)))
+
+/** Installed PostgreSQL clusters named main, newest version last. */
+function postgresVersions() {
+  try {
+    return readdirSync('/etc/postgresql')
+      .filter((v) => existsSync(`/etc/postgresql/${v}/main/postgresql.conf`))
+      .sort((a, b) => Number(a) - Number(b))
+  } catch {
+    return []
+  }
+}
+
+async function probePostgres(url) {
+  const { default: pg } = await import('pg')
+  const admin = new URL(url)
+  admin.pathname = '/postgres'
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return { state: 'ok' }
+  } catch (error) {
+    const code = error?.code
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || /timeout/i.test(error?.message ?? '')) return { state: 'down', detail: code ?? error.message }
+    if (code === '28P01' || code === '28000' || /password/i.test(error?.message ?? '')) return { state: 'auth', detail: error.message }
+    return { state: 'error', detail: error?.message ?? String(error) }
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** PING over a plain socket (AUTH first when the URL has a password). */
+function probeRedis(url) {
+  const u = new URL(url)
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) })
+    const done = (result) => {
+      socket.destroy()
+      resolve(result)
+    }
+    socket.setTimeout(3000, () => done({ state: 'down', detail: 'timeout' }))
+    socket.on('error', (error) => done({ state: 'down', detail: error.code ?? error.message }))
+    let buffer = ''
+    socket.on('data', (d) => {
+      buffer += d
+      if (/\+PONG\r\n$/.test(buffer)) done({ state: 'ok' })
+      else if (/^-/m.test(buffer)) done({ state: /NOAUTH|WRONGPASS/.test(buffer) ? 'auth' : 'error', detail: buffer.trim() })
+    })
+    socket.on('connect', () => {
+      const password = decodeURIComponent(u.password)
+      const user = decodeURIComponent(u.username)
+      if (password) socket.write(user ? `AUTH ${user} ${password}\r\n` : `AUTH ${password}\r\n`)
+      socket.write('PING\r\n')
+    })
+  })
+}
+
+/** Everything planProvisioning needs to know about this machine, for the services `needs` names. */
+export async function probeMachine(env = process.env, needs = needsOf([])) {
+  /** @type {Facts} */
+  const facts = { os: osFacts() }
+  if (needs.chromium) {
+    const p = env.CHROMIUM_PATH || DEFAULT_CHROMIUM
+    facts.chromium = { path: p, override: !!env.CHROMIUM_PATH, present: executable(p) }
+  }
+  if (needs.postgres) {
+    const url = env.TEST_DATABASE_URL || DEFAULT_DATABASE_URL
+    const versions = postgresVersions()
+    facts.postgres = { url, override: !!env.TEST_DATABASE_URL, ...(await probePostgres(url)), installed: versions.length > 0 && existsSync('/usr/bin/pg_ctlcluster'), version: versions.at(-1) }
+  }
+  if (needs.redis) {
+    const url = env.TEST_REDIS_URL || DEFAULT_REDIS_URL
+    facts.redis = { url, override: !!env.TEST_REDIS_URL, ...(await probeRedis(url)), installed: onPath('redis-server') }
+  }
+  return facts
+}
+
+function run(cmd, args, { env } = {}) {
+  console.log(`[provision] ${[cmd, ...args].map((a) => (a === '' ? '""' : a)).join(' ')}`)
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } })
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`)
+}
+
+async function waitFor(probe, what) {
+  for (let i = 0; i < 60; i++) {
+    if ((await probe()).state === 'ok') return
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  throw new Error(`${what} did not answer within 30 s`)
+}
+
+/** Local loopback access for user postgres on a cluster this script installed (never an existing one). */
+function trustLoopback(version) {
+  const hba = `/etc/postgresql/${version}/main/pg_hba.conf`
+  const lines = '# Added by the project\'s test provisioning (scripts/provision.mjs): the test suites connect as postgres over loopback.\nhost all postgres 127.0.0.1/32 trust\nhost all postgres ::1/128 trust\n'
+  const current = readFileSync(hba, 'utf8')
+  if (!current.includes('scripts/provision.mjs')) writeFileSync(hba, lines + current)
+}
+
+/** Runs one step on this machine. */
+export async function runStep(step) {
+  const apt = { DEBIAN_FRONTEND: 'noninteractive' }
+  switch (step.kind) {
+    case 'apt-update':
+      return run('apt-get', ['update', '-qq'], { env: apt })
+    case 'apt-install':
+      return run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...step.packages], { env: apt })
+    case 'trust-postgres-loopback': {
+      const version = postgresVersions().at(-1)
+      if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql after installing postgresql')
+      trustLoopback(version)
+      // The package may have started the cluster already: take the new rule into use.
+      if (spawnSync('pg_ctlcluster', [version, 'main', 'status']).status === 0) run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'reload'])
+      return
+    }
+    case 'start-postgres': {
+      const version = step.version ?? postgresVersions().at(-1)
+      if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql')
+      if ((await probePostgres(DEFAULT_DATABASE_URL)).state !== 'down') return // the package's own start did it
+      run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'])
+      return waitFor(() => probePostgres(DEFAULT_DATABASE_URL).then((r) => (r.state === 'auth' ? { state: 'ok' } : r)), 'PostgreSQL')
+    }
+    case 'start-redis':
+      run(REDIS_START[0], REDIS_START.slice(1))
+      return waitFor(() => probeRedis(DEFAULT_REDIS_URL), 'Redis')
+    case 'create-databases': {
+      const { ensureDatabase } = await import('./ensure-database.mjs')
+      for (const name of step.names) {
+        const u = new URL(step.url)
+        u.pathname = `/${name}`
+        await ensureDatabase(u.toString())
+      }
+      return
+    }
+  }
+}
+
+/**
+ * Probes, plans, runs the steps and checks again. Resolves when the machine is ready; rejects with
+ * the one message to show otherwise. `machine` replaces the real probes and commands in tests.
+ */
+export async function provision({ env = process.env, needs = needsOf([]), machine = { probe: probeMachine, runStep }, log = console.log } = {}) {
+  const facts = await machine.probe(env, needs)
+  const { steps, problems } = planProvisioning(facts)
+  if (problems.length) throw new Error(formatProblems(problems))
+  const changes = steps.filter((s) => s.kind !== 'create-databases')
+  if (changes.length) log(`[provision] ${changes.map(describeStep).join('; ')}`)
+  for (const step of steps) {
+    try {
+      await machine.runStep(step)
+    } catch (error) {
+      // apt unreachable, a start that failed: the same one message, with what is still missing.
+      const reason = error instanceof Error ? error.message : String(error)
+      const again = planProvisioning({ ...(await machine.probe(env, needs)), os: { ...facts.os, aptError: reason } })
+      throw new Error(`${formatProblems(again.problems.length ? again.problems : [{ what: `Provisioning failed: ${reason}`, commands: [] }])}\n(provisioning stopped: ${reason})`)
+    }
+  }
+  if (changes.length) {
+    const after = planProvisioning(await machine.probe(env, needs))
+    const left = after.steps.filter((s) => s.kind !== 'create-databases')
+    if (after.problems.length || left.length) throw new Error(formatProblems(after.problems.length ? after.problems : left.map((s) => ({ what: `Still to do after provisioning: ${describeStep(s)}`, commands: [] }))))
+  }
+  return { steps }
+}
+
+export function describeStep(step) {
+  switch (step.kind) {
+    case 'apt-update':
+      return 'apt-get update'
+    case 'apt-install':
+      return `apt-get install ${step.packages.join(' ')}`
+    case 'trust-postgres-loopback':
+      return 'let user postgres in over loopback without a password (the cluster just installed)'
+    case 'start-postgres':
+      return `start PostgreSQL${step.version ? ` ${step.version}` : ''}`
+    case 'start-redis':
+      return 'start Redis on 127.0.0.1:6379'
+    case 'create-databases':
+      return `create databases ${step.names.join(', ')}`
+  }
+}
+
+// `node scripts/provision.mjs [stage…]`: the same, on its own.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  provision({ needs: needsOf(process.argv.slice(2)) }).then(
+    () => console.log('[provision] ready'),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error)
+      process.exit(1)
+    },
+  )
+}
