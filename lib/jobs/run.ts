@@ -1,5 +1,6 @@
 import 'server-only'
 import { getReadyDatabase, type Database } from '@/lib/db/client'
+import { AppError } from '@/lib/http/errors'
 import { withJobLock } from '@/lib/jobs/lock'
 import type { JobName } from '@/lib/jobs/names'
 import { JOBS, type JobDefinition, type JobReport } from '@/lib/jobs/registry'
@@ -72,7 +73,12 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
     database = await (deps.database ?? getReadyDatabase)()
   } catch (error) {
     // The lock and the history live in the database: without it the job does not start.
-    const run = finish({ outcome: 'failed', summary: 'Not run: the database (lock and history) is unavailable.', error: `database unavailable: ${message(error)}`, cause: error })
+    const run = finish({
+      outcome: 'failed',
+      summary: 'Not run: the database (lock and history) is unavailable.',
+      error: `database unavailable: ${message(error)}`,
+      cause: new AppError('unavailable', 'The database is unavailable: the job cannot take its lock or record its run; retry later.'),
+    })
     log.error('job not run', { job: name, trigger: opts.trigger, error: run.error })
     return run
   }
@@ -109,4 +115,14 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
   const level = run.outcome === 'failed' ? 'warn' : 'info'
   log[level]('job run', { job: name, trigger: run.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, error: run.error })
   return run
+}
+
+/**
+ * The service's own answer of a run, for the internal HTTP operations: "already running" is a 409,
+ * a run that threw rethrows it (the operation maps it to its error), else the report.
+ */
+export function reportOf(run: JobRun): unknown {
+  if (run.outcome === 'skipped') throw new AppError('conflict', ALREADY_RUNNING)
+  if (run.report !== undefined) return run.report
+  throw run.cause ?? new AppError('internal', run.error ?? 'The job failed.')
 }
