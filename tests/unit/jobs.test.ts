@@ -172,3 +172,30 @@ describe('schedules', () => {
     expect(vercel.crons).toEqual(JOB_NAMES.map((name) => ({ path: `/api/cron/${name}`, schedule: DEFAULT_JOB_SCHEDULES[name] })))
   })
 })
+
+describe(`job status for /api/health (${driverName})`, { timeout: 60_000 }, () => {
+  it('reports each job’s last success and flags one overdue against its schedule', async () => {
+    await database.db.execute(sql`DELETE FROM job_runs`)
+    // domain-posture (daily at 06:00) last succeeded yesterday at 06:00, and failed today at 06:00;
+    // message-center-publish (hourly at :15) succeeded at 10:15; dedupe never ran.
+    await database.db.execute(sql`INSERT INTO job_runs (started_at, ended_at, job, trigger, outcome, duration_ms) VALUES
+      ('2026-11-22T06:00:00Z', '2026-11-22T06:00:05Z', 'domain-posture', 'cron', 'succeeded', 5000),
+      ('2026-11-23T06:00:00Z', '2026-11-23T06:00:05Z', 'domain-posture', 'cron', 'failed', 5000),
+      ('2026-11-23T10:15:00Z', '2026-11-23T10:15:01Z', 'message-center-publish', 'cron', 'succeeded', 1000),
+      ('2026-11-23T10:00:00Z', '2026-11-23T10:00:01Z', 'message-center-publish', 'cli', 'succeeded', 1000)`)
+    const { jobStatuses } = await import('@/lib/jobs/status')
+    const now = new Date('2026-11-23T11:20:00Z')
+    const status = await jobStatuses(database.db, now, { ...DEFAULT_JOB_SCHEDULES }, 900)
+    expect(status['domain-posture']).toEqual({
+      schedule: '0 6 * * *',
+      lastSuccess: '2026-11-22T06:00:00.000Z',
+      lastRun: { startedAt: '2026-11-23T06:00:00.000Z', outcome: 'failed' },
+      dueBy: '2026-11-23T06:15:00.000Z',
+      overdue: true,
+    })
+    // Due at 11:15 plus 15 minutes of grace: not yet overdue at 11:20, overdue at 11:31.
+    expect(status['message-center-publish']).toMatchObject({ lastSuccess: '2026-11-23T10:15:00.000Z', dueBy: '2026-11-23T11:30:00.000Z', overdue: false })
+    expect((await jobStatuses(database.db, new Date('2026-11-23T11:31:00Z'), { ...DEFAULT_JOB_SCHEDULES }, 900))['message-center-publish'].overdue).toBe(true)
+    expect(status['message-center-dedupe']).toEqual({ schedule: '45 3 * * *', lastSuccess: null, lastRun: null, dueBy: null, overdue: false })
+  })
+})
