@@ -167,6 +167,18 @@ describe('schedules', () => {
     expect(() => parseCron('* * *')).toThrow(/five fields/)
   })
 
+  it('JOB_SCHEDULES overrides the defaults per job and names a bad entry', async () => {
+    const { loadConfig } = await import('@/lib/config')
+    expect(loadConfig({ JOB_SCHEDULES: 'domain-posture=0 5 * * 1; message-center-publish = */30 * * * *' }).JOB_SCHEDULES).toEqual({
+      ...DEFAULT_JOB_SCHEDULES,
+      'domain-posture': '0 5 * * 1',
+      'message-center-publish': '*/30 * * * *',
+    })
+    expect(loadConfig({}).JOB_SCHEDULES).toEqual(DEFAULT_JOB_SCHEDULES)
+    expect(() => loadConfig({ JOB_SCHEDULES: 'domain-posture=0 25 * * *' })).toThrow(/JOB_SCHEDULES[\s\S]*hour/)
+    expect(() => loadConfig({ JOB_SCHEDULES: 'backup=0 1 * * *' })).toThrow(/JOB_SCHEDULES/)
+  })
+
   it('vercel.json has one cron per job, on its default schedule, calling its cron route', () => {
     const vercel = JSON.parse(readFileSync(new URL('../../vercel.json', import.meta.url), 'utf8')) as { crons: Array<{ path: string; schedule: string }> }
     expect(vercel.crons).toEqual(JOB_NAMES.map((name) => ({ path: `/api/cron/${name}`, schedule: DEFAULT_JOB_SCHEDULES[name] })))
