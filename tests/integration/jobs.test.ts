@@ -219,7 +219,8 @@ describe(`job history and health (${driverName})`, () => {
     expect(triggers.has('cron')).toBe(true)
     if (pgUrl) expect(triggers.has('cli')).toBe(true) // the command line shared the database
     expect(rows.filter((r) => r.trigger === 'cron').map((r) => r.outcome)).toContain('dry-run')
-    expect(rows.find((r) => r.outcome === 'succeeded')).toMatchObject({ counts: expect.stringMatching(/"published": ?5/) })
+    // The run that published (later runs find the posts on the blog and skip them).
+    expect(rows.filter((r) => r.outcome === 'succeeded').map((r) => JSON.parse(String(r.counts)).published)).toContain(5)
     const dashboard = await fetch(`${app.url}/query/api/dashboard`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: app.url },
