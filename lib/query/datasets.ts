@@ -381,6 +381,7 @@ const jobRuns: DatasetDef = {
     { label: 'Domain posture', filter: "job = 'domain-posture'" },
   ],
   panels: [
+    countOverTime,
     {
       id: 'runs_by_outcome',
       kind: 'timeseries',
@@ -425,14 +426,12 @@ const domainChecks: DatasetDef = {
     { label: 'Grade D or F', filter: "grade IN ('D', 'F')" },
   ],
   panels: [
+    countOverTime,
     {
-      id: 'checks_and_changes',
+      id: 'changes_over_time',
       kind: 'timeseries',
-      title: 'Checks and changes over time',
-      series: [
-        { key: 'checks', label: 'Checks', aggregate: 'count' },
-        { key: 'changes', label: 'Changes', aggregate: 'count', where: { column: 'changed', equals: true } },
-      ],
+      title: 'Grade and status changes over time',
+      series: [{ key: 'changes', label: 'Changes', aggregate: 'count', where: { column: 'changed', equals: true } }],
     },
     top('change', 'Grade and status changes'),
     breakdown('grade', 'Grades'),

@@ -151,10 +151,13 @@ describe(`domain-posture (${driverName})`, { timeout: 60_000 }, () => {
     const dash = await runDashboard({ dataset: 'domain_checks', dateFrom: today(), dateTo: today() }, { database })
     const top = dash.panels.find((p) => p.id === 'top_change')!
     expect(top.kind === 'top' && top.rows.map((r) => r.value).sort()).toEqual(['grade B → A', 'status B → error', 'status warn → pass'])
-    const series = dash.panels.find((p) => p.id === 'checks_and_changes')!
-    if (series.kind !== 'timeseries') throw new Error('not a time series')
-    const sum = (key: string) => series.series.find((s) => s.key === key)!.values.reduce((a, b) => a + b, 0)
-    expect([sum('checks'), sum('changes')]).toEqual([2 * 11 + 11 + 1, 3])
+    const sum = (panel: string, key: string) => {
+      const p = dash.panels.find((x) => x.id === panel)!
+      if (p.kind !== 'timeseries') throw new Error('not a time series')
+      return p.series.find((s) => s.key === key)!.values.reduce((a, b) => a + b, 0)
+    }
+    expect([sum('count_over_time', 'rows'), sum('changes_over_time', 'changes')]).toEqual([2 * 11 + 11 + 1, 3])
+    expect(dash.panels.find((p) => p.id === 'changes_over_time')!.source).toBe('rollup')
   })
 })
 
