@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, smallint, text, timestamp, unique, uniqueIndex, uuid, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
+import { bigint, boolean, doublePrecision, index, inet, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, unique, uniqueIndex, uuid, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
 import { DATASETS, rollupDimensions, type ColumnType, type DatasetDef } from '../lib/query/datasets'
 
 // The query application's tables. One table per dataset; lib/query/datasets.ts describes the
@@ -230,6 +230,61 @@ export const gatewaySessions = pgTable(
   ],
 )
 
+// Scheduled operator jobs (lib/jobs): one row per run, written when it ends, and the history of
+// the platform domains' graded checks (the domain-posture job). Both are datasets of the query
+// application, partitioned by day like the others (drizzle/0004_job_history.sql).
+
+export const jobRuns = pgTable(
+  'job_runs',
+  {
+    id: id(),
+    startedAt: at('started_at').notNull(),
+    endedAt: at('ended_at').notNull(),
+    job: text('job').notNull(),
+    trigger: text('trigger').notNull(),
+    outcome: text('outcome').notNull(),
+    durationMs: doublePrecision('duration_ms').notNull(),
+    counts: jsonb('counts').$type<Record<string, number>>().notNull().default({}),
+    summary: text('summary'),
+    error: text('error'),
+    demo: demo(),
+  },
+  (t) => [
+    primaryKey({ name: 'job_runs_pkey', columns: [t.startedAt, t.id] }),
+    // The last success and last run of each job (/api/health) and the quick filters by job.
+    index('job_runs_job_time_idx').on(t.job, t.startedAt),
+    index('job_runs_outcome_time_idx').on(t.outcome, t.startedAt),
+    index('job_runs_trigger_time_idx').on(t.trigger, t.startedAt),
+  ],
+)
+
+export const domainChecks = pgTable(
+  'domain_checks',
+  {
+    id: id(),
+    checkedAt: at('checked_at').notNull(),
+    domain: text('domain').notNull(),
+    checkName: text('check_name').notNull(),
+    grade: text('grade'),
+    score: integer('score'),
+    status: text('status').notNull(),
+    findings: text('findings').notNull().default(''),
+    previousStatus: text('previous_status'),
+    changed: boolean('changed').notNull().default(false),
+    change: text('change'),
+    demo: demo(),
+  },
+  (t) => [
+    primaryKey({ name: 'domain_checks_pkey', columns: [t.checkedAt, t.id] }),
+    // The previous run's row of each domain and check (change detection).
+    index('domain_checks_domain_check_time_idx').on(t.domain, t.checkName, t.checkedAt),
+    index('domain_checks_check_time_idx').on(t.checkName, t.checkedAt),
+    index('domain_checks_status_time_idx').on(t.status, t.checkedAt),
+    index('domain_checks_grade_time_idx').on(t.grade, t.checkedAt),
+    index('domain_checks_changed_time_idx').on(t.checkedAt).where(sql`changed`),
+  ],
+)
+
 // Per-minute and per-hour aggregates of each dataset, kept in step with its rows in the same
 // statement that inserts them (lib/query/rollups.ts). One row per (grain, bucket, dimension,
 // value): `dimension` names the column it groups by ('' for the totals), that column holds the
@@ -244,6 +299,7 @@ const DIMENSION_TYPES: Record<ColumnType, (name: string) => PgColumnBuilderBase>
   number: (name) => doublePrecision(name),
   boolean: (name) => boolean(name),
   inet: (name) => inet(name),
+  json: (name) => jsonb(name),
 }
 
 function rollupTable(dataset: DatasetDef) {
@@ -273,6 +329,8 @@ export const gatewayDnsRollup = rollupTable(DATASETS.dns)
 export const gatewayHttpRollup = rollupTable(DATASETS.http)
 export const gatewayNetworkRollup = rollupTable(DATASETS.network)
 export const gatewaySessionsRollup = rollupTable(DATASETS.sessions)
+export const jobRunsRollup = rollupTable(DATASETS.job_runs)
+export const domainChecksRollup = rollupTable(DATASETS.domain_checks)
 
 // Saved views and run history of the query application, per identity (`owner`: the access
 // policy's email, or `local` for the local operator). `view` is a page's query string as

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { DEFAULT_JOB_SCHEDULES, JOB_NAMES, type JobName } from '@/lib/jobs/names'
+import { parseCron } from '@/lib/jobs/schedule'
 import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
 
 // The only module that reads process.env. Parsed once; a bad value stops start-up naming the
@@ -26,6 +28,26 @@ const retention = z.preprocess(
   },
   z.partialRecord(z.enum(DATASET_IDS, { error: `each entry must be dataset=days with a dataset among ${DATASET_IDS.join(', ')}` }), z.coerce.number().int().min(1).max(3660)),
 )
+
+/** `message-center-publish=0 * * * *; domain-posture=0 5 * * 1` (`;`-separated) over the defaults of lib/jobs/names.ts. */
+const jobSchedules = z
+  .preprocess(
+    (v) => {
+      if (typeof v !== 'string' || v.trim() === '') return {}
+      return Object.fromEntries(v.split(';').filter((p) => p.trim()).map((p) => [p.slice(0, p.indexOf('=') < 0 ? p.length : p.indexOf('=')).trim(), p.includes('=') ? p.slice(p.indexOf('=') + 1).trim() : '']))
+    },
+    z.partialRecord(
+      z.enum(JOB_NAMES, { error: `each entry must be job=cron expression with a job among ${JOB_NAMES.join(', ')}` }),
+      z.string().superRefine((expression, ctx) => {
+        try {
+          parseCron(expression)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) })
+        }
+      }),
+    ),
+  )
+  .transform((given) => ({ ...DEFAULT_JOB_SCHEDULES, ...given }) as Record<JobName, string>)
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -120,6 +142,14 @@ const EnvSchema = z.object({
   LOGPUSH_SECRET: optionalString,
   /** Past this, an ingest batch whose database does not answer gets 503 + Retry-After. */
   INGEST_DB_TIMEOUT_MS: int(15_000, 100, 120_000),
+
+  // Scheduled operator jobs (lib/jobs)
+  /** Bearer secret of the cron routes (/api/cron/<job>); unset, they refuse every call. Vercel sends it. */
+  CRON_SECRET: optionalString,
+  /** When each job is due (cron, UTC), for the health report; vercel.json holds Vercel's copy. */
+  JOB_SCHEDULES: jobSchedules,
+  /** How late past its due time a job may succeed before /api/health flags it overdue. */
+  JOB_OVERDUE_GRACE_S: int(900, 0, 7 * 86_400),
 })
 
 export type Config = z.infer<typeof EnvSchema>

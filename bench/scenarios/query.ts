@@ -31,7 +31,7 @@ import { createRequestLogWriter } from '../../lib/query/request-log-writer'
 import { seed } from '../../lib/query/seed'
 import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 
-const ROWS: Record<DatasetId, number> = { requests: 10_000_000, dns: 1_000_000, http: 1_000_000, network: 1_000_000, sessions: 1_000_000 }
+const ROWS: Record<DatasetId, number> = { requests: 10_000_000, dns: 1_000_000, http: 1_000_000, network: 1_000_000, sessions: 1_000_000, job_runs: 10_000, domain_checks: 10_000 }
 const RUNS = 15
 const FILTER = "status >= 400 AND route LIKE '/api/%'"
 const PAGE = 100

@@ -49,7 +49,25 @@ export interface Database {
    * hand session settings to other clients).
    */
   readOnly<T>(timeoutMs: number, fn: (session: ReadOnlySession) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` on one connection of its own for as long as it takes (session-level advisory locks:
+   * lib/jobs/lock.ts). Null on PGlite, whose one connection is shared by the whole process.
+   */
+  session: (<T>(fn: (query: SessionQuery) => Promise<T>) => Promise<T>) | null
   close(): Promise<void>
+}
+
+/** A parameterised statement on a dedicated connection. */
+export type SessionQuery = (text: string, params?: unknown[]) => Promise<ResultRow[]>
+
+/** `fn` on a connection taken from `pool` and returned to it afterwards. */
+async function onOwnConnection<T>(connect: () => Promise<PooledClient>, fn: (query: SessionQuery) => Promise<T>): Promise<T> {
+  const client = await connect()
+  try {
+    return await fn(async (text, params) => ((await client.query(text, params)) as { rows: ResultRow[] }).rows)
+  } finally {
+    client.release()
+  }
 }
 
 export interface DatabaseSettings {
@@ -176,6 +194,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
             },
           })
         }),
+      session: null,
       close: () => client.close(),
     }
   }
@@ -192,6 +211,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder }))
       },
       readOnly: async (timeoutMs, fn) => inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
+      session: (fn) => onOwnConnection(() => pool.connect(), fn),
       close: () => pool.end(),
     }
   }
@@ -237,6 +257,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         },
       })
     },
+    session: (fn) => onOwnConnection(() => pool.connect(), fn),
     close: async () => {
       await Promise.all([pool.end(), readers?.end()])
     },

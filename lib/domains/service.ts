@@ -44,7 +44,7 @@ const defaultDeps = (): DomainDeps => ({ dns: { resolve }, fetchPolicy: (d) => f
 const MAX_LISTED = 50
 const PlatformDomainsFile = z.object({ domains: z.array(z.string()).min(1) })
 
-function platformDomainNames(): { source: DomainList['source']; names: string[] } {
+export function platformDomainNames(): { source: DomainList['source']; names: string[] } {
   if (config.PLATFORM_DOMAINS.length > 0) return { source: 'PLATFORM_DOMAINS', names: config.PLATFORM_DOMAINS.slice(0, MAX_LISTED) }
   return { source: 'data file', names: PlatformDomainsFile.parse(platformDomainsFile).domains.slice(0, MAX_LISTED) }
 }

@@ -29,6 +29,19 @@ export const HealthCheck = z
   })
   .meta({ id: 'HealthCheck' })
 
+export const JobHealth = z
+  .object({
+    schedule: z.string().meta({ description: 'When the job is due: five-field cron, UTC (JOB_SCHEDULES)', examples: ['15 * * * *'] }),
+    lastSuccess: z.iso.datetime().nullable().meta({ description: 'Start of the last successful run; null if none is recorded' }),
+    lastRun: z
+      .object({ startedAt: z.iso.datetime(), outcome: z.enum(['succeeded', 'failed', 'skipped', 'dry-run']) })
+      .nullable()
+      .meta({ description: 'The latest run, whatever its outcome; null if the job never ran' }),
+    dueBy: z.iso.datetime().nullable().meta({ description: 'When the next success is due: the scheduled run after the last success (or the first run) plus JOB_OVERDUE_GRACE_S' }),
+    overdue: z.boolean().meta({ description: 'True once dueBy has passed without a success. A job that never ran is not overdue.' }),
+  })
+  .meta({ id: 'JobHealth' })
+
 export const HealthResult = z
   .object({
     status: z.enum(['ok', 'degraded']).meta({ description: '`ok` when every dependency answered, `degraded` otherwise (the service still answers)' }),
@@ -36,7 +49,12 @@ export const HealthResult = z
     uptimeSeconds: z.number(),
     time: z.iso.datetime(),
     checks: z.record(z.string(), HealthCheck).meta({ description: 'Per dependency: the rate-limit store, the database, the request log. Empty for `probe=live`.' }),
+    jobs: z
+      .record(z.string(), JobHealth)
+      .optional()
+      .meta({ description: 'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.' }),
   })
   .meta({ id: 'HealthResult' })
 export type HealthResult = z.infer<typeof HealthResult>
 export type HealthCheck = z.infer<typeof HealthCheck>
+export type JobHealth = z.infer<typeof JobHealth>

@@ -1,6 +1,8 @@
 import 'server-only'
 import pkg from '@/package.json'
 import { getReadyDatabase } from '@/lib/db/client'
+import { jobStatuses } from '@/lib/jobs/status'
+import { log } from '@/lib/log'
 import { AppError } from '@/lib/http/errors'
 import { requestLogWriter } from '@/lib/query/request-log-writer'
 import { getRedis, getRedisBreaker } from '@/lib/redis'
@@ -70,8 +72,23 @@ export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database, re
  * The health report. `live`: the process answers, nothing else is checked. `ready` (default):
  * every dependency; throws 503 while draining or when a required dependency is down.
  */
+// The scheduled jobs' last successes (lib/jobs/status.ts). Never fails the report: a database that
+// is slow or down leaves `jobs` out (its own check says why).
+async function jobsHealth(): Promise<HealthResult['jobs']> {
+  try {
+    return await withTimeout(
+      (async () => jobStatuses((await getReadyDatabase()).db))(),
+      CHECK_TIMEOUT_MS,
+    )
+  } catch (error) {
+    log.debug('job status unavailable for health', { error: error instanceof Error ? error.message : String(error) })
+    return undefined
+  }
+}
+
 export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<HealthResult> {
-  const entries = probe === 'live' ? [] : (await Promise.all(dependencyChecks.map((check) => check()))).filter((e) => e !== null)
+  const [checked, jobs] = probe === 'live' ? [[], undefined] : await Promise.all([Promise.all(dependencyChecks.map((check) => check())), jobsHealth()])
+  const entries = checked.filter((e) => e !== null)
   if (probe === 'ready' && isDraining()) throw new AppError('unavailable', 'Shutting down: finishing the requests in flight; send new requests to another instance.')
   const requiredDown = entries.filter(([, c]) => c.required && c.status === 'down')
   if (requiredDown.length > 0)
@@ -82,6 +99,7 @@ export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<Heal
     uptimeSeconds: Math.round((Date.now() - STARTED) / 1000),
     time: new Date().toISOString(),
     checks: Object.fromEntries(entries),
+    ...(jobs ? { jobs } : {}),
   }
 }
 

@@ -67,7 +67,8 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   const internal = isInternalOperation(method, path)
   // Public operations are open to any browser origin, internal ones to none, and the MCP endpoint
   // only to the origins its DNS-rebinding protection allows.
-  const cors = corsHeaders(path.startsWith('/api/mcp') ? mcpCorsOrigin(req.headers) : internal ? null : '*')
+  // The cron routes (lib/jobs/cron.ts) are for schedulers, never for browsers.
+  const cors = corsHeaders(path.startsWith('/api/mcp') ? mcpCorsOrigin(req.headers) : internal || path.startsWith('/api/cron/') ? null : '*')
 
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
 

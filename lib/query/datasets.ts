@@ -6,7 +6,7 @@
 // (`source`); list-valued Logpush fields (category names, resolved IPs…) are stored as one text
 // value joined with ", ", so LIKE/ILIKE filters work on them.
 
-export const COLUMN_TYPES = ['timestamp', 'text', 'integer', 'bigint', 'number', 'boolean', 'inet'] as const
+export const COLUMN_TYPES = ['timestamp', 'text', 'integer', 'bigint', 'number', 'boolean', 'inet', 'json'] as const
 export type ColumnType = (typeof COLUMN_TYPES)[number]
 
 export interface ColumnDef {
@@ -24,7 +24,10 @@ export interface QuickFilter {
   filter: string
 }
 
-export type SeriesDef = { key: string; label: string; aggregate: 'count' } | { key: string; label: string; aggregate: 'sum'; column: string }
+/** A count series may count only the rows where one column equals a value (runs by outcome). */
+export type SeriesDef =
+  | { key: string; label: string; aggregate: 'count'; where?: { column: string; equals: string | boolean } }
+  | { key: string; label: string; aggregate: 'sum'; column: string }
 
 export type PanelDef =
   | { id: string; kind: 'timeseries'; title: string; series: SeriesDef[]; unit?: 'bytes' }
@@ -50,7 +53,7 @@ export interface DatasetDef {
   rollupFilterColumns: string[]
 }
 
-export const DATASET_IDS = ['requests', 'dns', 'http', 'network', 'sessions'] as const
+export const DATASET_IDS = ['requests', 'dns', 'http', 'network', 'sessions', 'job_runs', 'domain_checks'] as const
 export type DatasetId = (typeof DATASET_IDS)[number]
 
 const c = (name: string, type: ColumnType, description: string, source?: string): ColumnDef =>
@@ -350,14 +353,102 @@ const sessions: DatasetDef = {
   ],
 }
 
-export const DATASETS: Readonly<Record<DatasetId, DatasetDef>> = { requests, dns, http, network, sessions }
+const jobRuns: DatasetDef = {
+  id: 'job_runs',
+  label: 'Job runs',
+  description: 'Scheduled operator jobs (lib/jobs): one row per run, whether started by a cron route, the command line (npm run job) or an internal HTTP operation, written when the run ends. `skipped` means another run of the same job held the lock.',
+  table: 'job_runs',
+  timeColumn: 'started_at',
+  columns: [
+    c('started_at', 'timestamp', 'When the run started (UTC).'),
+    c('ended_at', 'timestamp', 'When the run ended (UTC).'),
+    c('job', 'text', 'Job name (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance).'),
+    c('trigger', 'text', 'What started it: cron (a cron route), cli (npm run job) or http (an internal operation).'),
+    c('outcome', 'text', 'succeeded, failed, skipped (already running elsewhere) or dry-run.'),
+    c('duration_ms', 'number', 'How long the run took, in milliseconds.'),
+    c('counts', 'json', 'What the run did, as counts (published, deleted, checks, changes…).'),
+    c('summary', 'text', 'One line saying what the run did.'),
+    c('error', 'text', 'Why the run failed, when it did.'),
+  ],
+  retentionDays: 90,
+  rollupFilterColumns: [],
+  quickFilters: [
+    { label: 'Failed', filter: "outcome = 'failed'" },
+    { label: 'Already running (skipped)', filter: "outcome = 'skipped'" },
+    { label: 'Dry runs', filter: "outcome = 'dry-run'" },
+    { label: 'From cron', filter: "trigger = 'cron'" },
+    { label: 'Message Center publishing', filter: "job = 'message-center-publish'" },
+    { label: 'Domain posture', filter: "job = 'domain-posture'" },
+  ],
+  panels: [
+    countOverTime,
+    {
+      id: 'runs_by_outcome',
+      kind: 'timeseries',
+      title: 'Runs by outcome over time',
+      series: [
+        { key: 'succeeded', label: 'Succeeded', aggregate: 'count', where: { column: 'outcome', equals: 'succeeded' } },
+        { key: 'failed', label: 'Failed', aggregate: 'count', where: { column: 'outcome', equals: 'failed' } },
+        { key: 'skipped', label: 'Skipped', aggregate: 'count', where: { column: 'outcome', equals: 'skipped' } },
+        { key: 'dry_run', label: 'Dry run', aggregate: 'count', where: { column: 'outcome', equals: 'dry-run' } },
+      ],
+    },
+    breakdown('outcome', 'Outcomes'),
+    breakdown('job', 'Runs by job'),
+    breakdown('trigger', 'Triggers'),
+  ],
+}
+
+const domainChecks: DatasetDef = {
+  id: 'domain_checks',
+  label: 'Domain checks',
+  description: 'History of the platform domains’ mail and DNS posture (the domain-posture job runs the graded check of GET /api/domains/{domain} for each of PLATFORM_DOMAINS). One row per domain and check per run; `check_name` = overall holds the grade and score. `change` says what differs from the previous run (null when nothing did).',
+  table: 'domain_checks',
+  timeColumn: 'checked_at',
+  columns: [
+    c('checked_at', 'timestamp', 'When the run checked the domain (UTC).'),
+    c('domain', 'text', 'The platform domain.'),
+    c('check_name', 'text', 'overall, or one check: mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec, caa, dane.'),
+    c('grade', 'text', 'The domain’s grade at this run (A–F).'),
+    c('score', 'integer', 'The domain’s score at this run (0–100).'),
+    c('status', 'text', 'The check’s status (pass, warn, fail, info, not_found); for overall: graded, or error when the domain could not be checked.'),
+    c('findings', 'text', 'What the check found: its detail line and warnings; for overall, the summary counts or the error.'),
+    c('previous_status', 'text', 'Status at the previous run (for overall: the previous grade); null on the first run.'),
+    c('changed', 'boolean', 'Whether the status, grade or findings differ from the previous run.'),
+    c('change', 'text', 'What changed, e.g. "grade B → A" or "status warn → fail"; null when nothing did.'),
+  ],
+  retentionDays: 365,
+  rollupFilterColumns: ['changed'],
+  quickFilters: [
+    { label: 'Changes', filter: 'changed = true' },
+    { label: 'Grades only', filter: "check_name = 'overall'" },
+    { label: 'Failing checks', filter: "status = 'fail'" },
+    { label: 'Grade D or F', filter: "grade IN ('D', 'F')" },
+  ],
+  panels: [
+    countOverTime,
+    {
+      id: 'changes_over_time',
+      kind: 'timeseries',
+      title: 'Grade and status changes over time',
+      series: [{ key: 'changes', label: 'Changes', aggregate: 'count', where: { column: 'changed', equals: true } }],
+    },
+    top('change', 'Grade and status changes'),
+    breakdown('grade', 'Grades'),
+    breakdown('status', 'Check statuses'),
+    top('domain', 'Domains'),
+    breakdown('check_name', 'Checks'),
+  ],
+}
+
+export const DATASETS: Readonly<Record<DatasetId, DatasetDef>> = { requests, dns, http, network, sessions, job_runs: jobRuns, domain_checks: domainChecks }
 
 export function getDataset(id: DatasetId): DatasetDef {
   return DATASETS[id]
 }
 
-/** The columns a dataset's rollup groups by: every breakdown and top panel's, then its filter columns. */
+/** The columns a dataset's rollup groups by: every breakdown and top panel's and series condition's, then its filter columns. */
 export function rollupDimensions(dataset: DatasetDef): string[] {
-  const panelColumns = dataset.panels.flatMap((p) => (p.kind === 'breakdown' || p.kind === 'top' ? [p.column] : []))
+  const panelColumns = dataset.panels.flatMap((p) => (p.kind === 'breakdown' || p.kind === 'top' ? [p.column] : p.kind === 'timeseries' ? p.series.flatMap((s) => (s.aggregate === 'count' && s.where ? [s.where.column] : [])) : []))
   return [...new Set([...panelColumns, ...dataset.rollupFilterColumns])]
 }

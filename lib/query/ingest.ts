@@ -147,6 +147,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
       if (typeof raw === 'object') return JSON.stringify(raw)
       // Postgres text cannot hold NUL; a line carrying one is malformed, not a failed batch.
       return String(raw).includes('\u0000') ? bad() : String(raw)
+    case 'json':
+      return JSON.stringify(raw)
   }
 }
 

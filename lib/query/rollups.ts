@@ -10,6 +10,10 @@ import {
   gatewayNetworkRollup,
   gatewaySessions,
   gatewaySessionsRollup,
+  domainChecks,
+  domainChecksRollup,
+  jobRuns,
+  jobRunsRollup,
   requestLog,
   requestLogRollup,
 } from '@/drizzle/schema'
@@ -48,6 +52,8 @@ export const DATASET_TABLES: Record<DatasetId, { rows: PgTable; rollup: PgTable 
   http: { rows: gatewayHttp, rollup: gatewayHttpRollup },
   network: { rows: gatewayNetwork, rollup: gatewayNetworkRollup },
   sessions: { rows: gatewaySessions, rollup: gatewaySessionsRollup },
+  job_runs: { rows: jobRuns, rollup: jobRunsRollup },
+  domain_checks: { rows: domainChecks, rollup: domainChecksRollup },
 }
 
 export interface RollupSpec {
@@ -202,8 +208,14 @@ export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', 
   const on = filtered[0]
   if (panel === 'count') return on ?? ''
   switch (panel.kind) {
-    case 'timeseries':
-      return on ?? ''
+    case 'timeseries': {
+      // A series counting the rows of one value reads that column's dimension, whose rows also
+      // sum to the totals; a filter on any other column then needs the rows.
+      const conditions = [...new Set(panel.series.flatMap((s) => (s.aggregate === 'count' && s.where ? [s.where.column] : [])))]
+      if (conditions.length === 0) return on ?? ''
+      if (conditions.length > 1 || (on !== undefined && on !== conditions[0]) || !spec.dimensions.includes(conditions[0])) return null
+      return conditions[0]
+    }
     case 'latency':
       return on === undefined && spec.latency ? '' : null
     case 'breakdown':

@@ -111,6 +111,22 @@ SELECT st, st + (power(r1, 3) * interval '2 hours'), ${userField('email', 'u')},
   ${pick(['INTERNET', 'INTERNET', 'TUNNEL'], 'r1', 1)}, CASE WHEN r1 > 0.8 THEN 'tunnel-' || floor(r2 * 3)::int END, ${pick(['default', 'office-vnet', null], 'r3')}, floor(r4 * 3)::int, true
 FROM (SELECT *, ${since(days, 'r0')} AS st, ${pick(DOMAINS, 'r2', 1.8)} AS fq, ${pick(['tcp', 'tcp', 'tcp', 'udp'], 'r1', 1)} AS p FROM ${rows}) t`)
     }
+    case 'job_runs': {
+      const jobs = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance']
+      return sql.raw(`INSERT INTO job_runs (started_at, ended_at, job, trigger, outcome, duration_ms, counts, summary, error, demo)
+SELECT st, st + d * interval '1 millisecond', j, ${pick(['cron', 'cron', 'cron', 'cli', 'http'], 'r2', 1)}, o, d,
+  jsonb_build_object('scanned', floor(r4 * 60)::int, 'changed', floor(power(r5, 4) * 5)::int), 'Demonstration run (' || o || ').',
+  CASE WHEN o = 'failed' THEN 'Upstream answered 502 Bad Gateway.' END, true
+FROM (SELECT *, ${since(days, 'r0')} AS st, ${pick(jobs, 'r1', 1)} AS j, ${pick(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded', 'dry-run', 'skipped', 'failed'], 'r3', 1.3)} AS o, round((150 + power(r4, 2) * 8000)::numeric, 2)::float8 AS d FROM ${rows}) t`)
+    }
+    case 'domain_checks': {
+      const checks = ['overall', 'mx', 'spf', 'dmarc', 'dkim', 'mtaSts', 'tlsRpt', 'bimi', 'dnssec', 'caa', 'dane']
+      return sql.raw(`INSERT INTO domain_checks (checked_at, domain, check_name, grade, score, status, findings, previous_status, changed, change, demo)
+SELECT ${since(days, 'r0')}, ${pick(['example.com', 'example.org', 'example.net'], 'r1', 1)}, cn, gr, CASE gr WHEN 'A' THEN 92 WHEN 'B' THEN 80 WHEN 'C' THEN 65 ELSE 35 END,
+  CASE WHEN cn = 'overall' THEN 'graded' ELSE st END, 'Demonstration finding for ' || cn || '.', CASE WHEN ch THEN CASE WHEN cn = 'overall' THEN 'B' ELSE 'warn' END ELSE CASE WHEN cn = 'overall' THEN gr ELSE st END END, ch,
+  CASE WHEN ch THEN CASE WHEN cn = 'overall' THEN 'grade B → ' || gr ELSE 'status warn → ' || st END END, true
+FROM (SELECT *, ${pick(checks, 'r2', 1)} AS cn, ${pick(['A', 'A', 'B', 'B', 'C', 'F'], 'r3', 1)} AS gr, ${pick(['pass', 'pass', 'pass', 'warn', 'fail', 'info', 'not_found'], 'r4', 1)} AS st, r5 < 0.05 AS ch FROM ${rows}) t`)
+    }
   }
 }
 

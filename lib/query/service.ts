@@ -256,7 +256,13 @@ function panelSql(panel: PanelDef, range: PanelRange): { query: SQL; bucketS: nu
     case 'timeseries': {
       const bucketS = bucketSeconds(range.to.getTime() - range.from.getTime())
       const aggregates = sql.join(
-        panel.series.map((s) => (s.aggregate === 'count' ? sql`count(*) AS ${id(s.key)}` : sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`)),
+        panel.series.map((s) =>
+          s.aggregate === 'sum'
+            ? sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`
+            : s.where
+              ? sql`count(*) FILTER (WHERE ${id(s.where.column)} = ${s.where.equals}) AS ${id(s.key)}`
+              : sql`count(*) AS ${id(s.key)}`,
+        ),
         sql`, `,
       )
       return { query: sql`SELECT ${timeBucket(range.dataset.timeColumn, bucketS)} AS "bucket", ${aggregates} FROM ${table} WHERE ${where} GROUP BY 1 ORDER BY 1`, bucketS }
@@ -287,7 +293,13 @@ function rollupPanelSql(panel: PanelDef, range: PanelRange, dimension: string): 
     case 'timeseries': {
       const bucketS = bucketSeconds(to.getTime() - from.getTime())
       const aggregates = sql.join(
-        panel.series.map((s) => (s.aggregate === 'count' ? sql`sum("rows") AS ${id(s.key)}` : sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`)),
+        panel.series.map((s) =>
+          s.aggregate === 'sum'
+            ? sql`coalesce(sum(${id(s.column)}), 0) AS ${id(s.key)}`
+            : s.where
+              ? sql`coalesce(sum("rows") FILTER (WHERE ${id(s.where.column)} = ${s.where.equals}), 0) AS ${id(s.key)}`
+              : sql`sum("rows") AS ${id(s.key)}`,
+        ),
         sql`, `,
       )
       // Hour rows fit whole buckets only when a bucket is whole hours.
@@ -409,6 +421,8 @@ function normalise(type: ColumnType, v: unknown): string | number | boolean | nu
       return Number(v)
     case 'boolean':
       return typeof v === 'boolean' ? v : v === 't' || v === 'true'
+    case 'json':
+      return typeof v === 'string' ? v : JSON.stringify(v)
     default:
       return String(v)
   }

@@ -122,6 +122,7 @@ describe('datasets', () => {
     number: ['PgDoublePrecision'],
     boolean: ['PgBoolean'],
     inet: ['PgInet'],
+    json: ['PgJsonb'],
   }
 
   it.each(DATASET_IDS.map((id) => [id]))('%s: every column exists in its table with a matching type', (id) => {

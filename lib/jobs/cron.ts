@@ -1,0 +1,58 @@
+import 'server-only'
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { config } from '@/lib/config'
+import { errorBody, type ErrorCode, ERROR_STATUS } from '@/lib/http/errors'
+import { recordAnswer } from '@/lib/http/request-log'
+import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { isJobName, JOB_NAMES } from '@/lib/jobs/names'
+import { runJob, type JobRun } from '@/lib/jobs/run'
+
+// The cron routes, GET /api/cron/<job>: what Vercel Cron calls (vercel.json), with
+// `Authorization: Bearer $CRON_SECRET`. Nothing else is accepted, the secret is compared in
+// constant time, and without CRON_SECRET every call is refused. Not operations of the public API:
+// they are absent from the OpenAPI document, and answer refusals in the internal operations'
+// error shape ({"error": …, "requestId": …}).
+
+export const CRON_PATH_PREFIX = '/api/cron/'
+const ROUTE = '/api/cron/{job}'
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+/** Equal-length SHA-256 digests compared with timingSafeEqual: no timing signal from the secret's length or content. */
+export function isCronSecret(presented: string, secret: string): boolean {
+  return timingSafeEqual(digest(presented), digest(secret))
+}
+
+/** Null when the Authorization header carries the configured secret; else the refusal. */
+export function cronAuthProblem(authorization: string | null, secret: string | undefined = config.CRON_SECRET): { code: ErrorCode; message: string } | null {
+  if (!secret) return { code: 'forbidden', message: 'Cron routes are disabled: CRON_SECRET is not configured.' }
+  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
+  if (!m) return { code: 'unauthorized', message: 'Missing cron secret: send Authorization: Bearer <CRON_SECRET>.' }
+  if (!isCronSecret(m[1], secret)) return { code: 'unauthorized', message: 'Invalid cron secret.' }
+  return null
+}
+
+/** What a cron call answers: the run as JSON; a failed run is a 500 so the scheduler records a failure. */
+function runBody(run: JobRun) {
+  const { job, trigger, outcome, startedAt, endedAt, durationMs, counts, summary, error, recorded } = run
+  return { job, trigger, outcome, startedAt, endedAt, durationMs, counts, summary, error, recorded }
+}
+
+export async function handleCronRequest(request: Request, job: string): Promise<Response> {
+  const started = performance.now()
+  const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
+  const headers = { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
+  const answer = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+    recordAnswer(request, { requestId, route: ROUTE, status, clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown', startedAt: started })
+    return Response.json(body, { status, headers: { ...headers, ...extra } })
+  }
+  const refuse = (code: ErrorCode, message: string, extra: Record<string, string> = {}) => answer(ERROR_STATUS[code], errorBody('errorString', code, message, requestId), extra)
+
+  const problem = cronAuthProblem(request.headers.get('authorization'))
+  if (problem) return refuse(problem.code, problem.message, problem.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="cron"' } : {})
+  // Only after the secret, so the job names are not there to probe.
+  if (!isJobName(job)) return refuse('not_found', `No job named "${job}" (one of: ${JOB_NAMES.join(', ')}).`)
+  const dryRun = new URL(request.url).searchParams.get('dryRun') === 'true'
+  const run = await runJob(job, { trigger: 'cron', dryRun })
+  return answer(run.outcome === 'failed' ? 500 : 200, runBody(run))
+}

@@ -1,0 +1,18 @@
+// The scheduled operator jobs and their default schedules (five-field cron, UTC). Pure data:
+// lib/config.ts reads it to parse JOB_SCHEDULES, and vercel.json lists the same schedules (a unit
+// test keeps the two in step).
+
+export const JOB_NAMES = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance'] as const
+export type JobName = (typeof JOB_NAMES)[number]
+
+export const DEFAULT_JOB_SCHEDULES: Readonly<Record<JobName, string>> = {
+  // New Message Center posts reach the blog within the hour.
+  'message-center-publish': '15 * * * *',
+  // Duplicates only appear when two publishers raced; once a day deletes them.
+  'message-center-dedupe': '45 3 * * *',
+  'domain-posture': '0 6 * * *',
+  // Day partitions are created three days ahead, so a daily run always keeps ahead.
+  'partition-maintenance': '30 0 * * *',
+}
+
+export const isJobName = (name: string): name is JobName => (JOB_NAMES as readonly string[]).includes(name)

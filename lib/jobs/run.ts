@@ -1,0 +1,128 @@
+import 'server-only'
+import { getReadyDatabase, type Database } from '@/lib/db/client'
+import { AppError } from '@/lib/http/errors'
+import { withJobLock } from '@/lib/jobs/lock'
+import type { JobName } from '@/lib/jobs/names'
+import { JOBS, type JobDefinition, type JobReport } from '@/lib/jobs/registry'
+import { log } from '@/lib/log'
+import { insertWithRollup, type InsertValue } from '@/lib/query/rollups'
+
+// runJob(): the one way a job runs, whoever starts it (a cron route, `npm run job`, an internal
+// HTTP operation). It takes the job's lock (lib/jobs/lock.ts; a second start while one runs is
+// `skipped`, "already running"), runs the job, writes one job_runs row when it ends, and never
+// throws: every failure is an outcome with its error text.
+
+export const TRIGGERS = ['cron', 'cli', 'http'] as const
+export type Trigger = (typeof TRIGGERS)[number]
+export const OUTCOMES = ['succeeded', 'failed', 'skipped', 'dry-run'] as const
+export type Outcome = (typeof OUTCOMES)[number]
+
+export interface RunOptions {
+  trigger: Trigger
+  dryRun?: boolean
+  /** Publishing only: most posts created by this run. */
+  limit?: number
+}
+
+export interface JobRun {
+  job: JobName
+  trigger: Trigger
+  outcome: Outcome
+  startedAt: string
+  endedAt: string
+  durationMs: number
+  counts: Record<string, number>
+  summary: string
+  error: string | null
+  /** Whether the job_runs row was written. */
+  recorded: boolean
+  /** The service's own answer, when the job ran to its end. */
+  report?: unknown
+  /** What the job threw, for callers that map it to their own errors (the HTTP operations). */
+  cause?: unknown
+}
+
+export interface RunDeps {
+  database?: () => Promise<Database>
+  jobs?: Readonly<Record<string, JobDefinition>>
+}
+
+export const ALREADY_RUNNING = 'Already running: another run of this job holds its lock; this start did nothing.'
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}): Promise<JobRun> {
+  const started = new Date()
+  const t0 = performance.now()
+  const dryRun = opts.dryRun ?? false
+  const finish = (fields: Pick<JobRun, 'outcome' | 'summary' | 'error'> & Partial<JobRun>): JobRun => ({
+    job: name,
+    trigger: opts.trigger,
+    startedAt: started.toISOString(),
+    endedAt: new Date().toISOString(),
+    durationMs: Math.round((performance.now() - t0) * 100) / 100,
+    counts: {},
+    recorded: false,
+    ...fields,
+  })
+  const job = (deps.jobs ?? JOBS)[name]
+  if (!job) return finish({ outcome: 'failed', summary: `No job named ${name}.`, error: `unknown job ${name}` })
+
+  let database: Database
+  try {
+    database = await (deps.database ?? getReadyDatabase)()
+  } catch (error) {
+    // The lock and the history live in the database: without it the job does not start.
+    const run = finish({
+      outcome: 'failed',
+      summary: 'Not run: the database (lock and history) is unavailable.',
+      error: `database unavailable: ${message(error)}`,
+      cause: new AppError('unavailable', 'The database is unavailable: the job cannot take its lock or record its run; retry later.'),
+    })
+    log.error('job not run', { job: name, trigger: opts.trigger, error: run.error })
+    return run
+  }
+
+  let run: JobRun
+  try {
+    const locked = await withJobLock(database, name, async (): Promise<{ ok: true; report: JobReport } | { ok: false; error: unknown }> => {
+      try {
+        return { ok: true, report: await job.run({ db: database.db, dryRun, limit: opts.limit }) }
+      } catch (error) {
+        return { ok: false, error }
+      }
+    })
+    if (!locked.acquired) run = finish({ outcome: 'skipped', summary: ALREADY_RUNNING, error: null })
+    else if (!locked.value.ok) run = finish({ outcome: 'failed', summary: `Failed: ${message(locked.value.error)}`, error: message(locked.value.error), cause: locked.value.error })
+    else {
+      const r = locked.value.report
+      const outcome: Outcome = r.failure ? 'failed' : dryRun ? 'dry-run' : 'succeeded'
+      run = finish({ outcome, summary: r.summary, counts: r.counts, error: r.failure ?? null, report: r.report })
+    }
+  } catch (error) {
+    // The lock's own connection failed (the database went away mid-run).
+    run = finish({ outcome: 'failed', summary: `Failed: ${message(error)}`, error: message(error), cause: error })
+  }
+
+  try {
+    // counts travels as a JSON object inside the rows' JSON, so it lands in jsonb as an object.
+    const row = { startedAt: started, endedAt: new Date(run.endedAt), job: name, trigger: opts.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, summary: run.summary.slice(0, 2000), error: run.error?.slice(0, 2000) ?? null }
+    await insertWithRollup(database.db, 'job_runs', [row as unknown as Record<string, InsertValue>], ['started_at', 'id'])
+    run.recorded = true
+  } catch (error) {
+    log.warn('job run not recorded in job_runs', { job: name, error: message(error) })
+  }
+  const level = run.outcome === 'failed' ? 'warn' : 'info'
+  log[level]('job run', { job: name, trigger: run.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, error: run.error })
+  return run
+}
+
+/**
+ * The service's own answer of a run, for the internal HTTP operations: "already running" is a 409,
+ * a run that threw rethrows it (the operation maps it to its error), else the report.
+ */
+export function reportOf(run: JobRun): unknown {
+  if (run.outcome === 'skipped') throw new AppError('conflict', ALREADY_RUNNING)
+  if (run.report !== undefined) return run.report
+  throw run.cause ?? new AppError('internal', run.error ?? 'The job failed.')
+}
