@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { Histogram } from '@/components/query/histogram'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
 import { ErrorState } from '@/components/query/states'
@@ -6,8 +7,8 @@ import type { Identity } from '@/lib/access/policy'
 import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
 import { ownerOf, recordRun } from '@/lib/query/saved'
-import { runQuery, type QueryResult } from '@/lib/query/service'
-import { DEFAULT_LIMIT, rangeRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { runHistogram, runQuery, type HistogramResult, type QueryResult } from '@/lib/query/service'
+import { DEFAULT_LIMIT, rangeRequest, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
 import { loadPageContext, pageTitle } from './page-context'
 
 export const dynamic = 'force-dynamic'
@@ -27,11 +28,13 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
 }
 
 async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
-  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined }
+  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined, ...sortRequest(state) }
   const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
+  let histogram: HistogramResult
   try {
-    result = await runQuery(request)
+    // The rows and the histogram above them: same range and filter, run concurrently.
+    ;[result, histogram] = await Promise.all([runQuery(request), runHistogram(rangeRequest(state))])
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     await recordRun(ownerOf(identity), { ...run, error: error.message })
@@ -40,5 +43,10 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   await recordRun(ownerOf(identity), { ...run, rowCount: result.count, elapsedMs: result.elapsedMs })
   // The export covers this exact view: a relative range is pinned to the bounds just used.
   const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, offset: 0, limit: DEFAULT_LIMIT })
-  return <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+  return (
+    <>
+      <Histogram histogram={histogram} path={base || '/'} state={state} />
+      <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+    </>
+  )
 }
