@@ -33,6 +33,8 @@ export default defineConfig({
       NODE_ENV: 'development',
       DATABASE_URL: '',
       PGLITE_DIR: '.data/e2e-pglite',
+      // Ingest on: tests/e2e/query-numbers.spec.ts loads a batch of known rows through Logpush's endpoint.
+      LOGPUSH_SECRET: 'e2e-logpush-secret',
     },
   },
 })

@@ -78,7 +78,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
   const detail = open === null ? null : rows[open]
   return (
     <>
-      <div className={styles.tableWrap}>
+      <div className={styles.tableWrap} data-testid="rows">
         <table className={styles.table}>
           <caption className={styles.srOnly}>Rows; click a cell to filter by its value, Alt-click to exclude it.</caption>
           <thead>
@@ -184,11 +184,9 @@ function ColumnHeader({ column, path, state, sortable }: { column: GridColumn; p
   const href = viewHref(path, state, { sort: column.name === timeColumn ? '' : column.name, desc: next === 'desc', offset: 0 })
   return (
     <th scope="col" aria-sort={current ? ARIA_SORT[current] : undefined}>
-      <Link href={href} className={styles.sortLink} title={`Sort by ${column.name}, ${next === 'desc' ? 'descending' : 'ascending'}`} data-sort={column.name}>
+      {/* The arrow is CSS content with empty alternative text: the header's name and text stay the column's name. */}
+      <Link href={href} className={styles.sortLink} title={`Sort by ${column.name}, ${next === 'desc' ? 'descending' : 'ascending'}`} data-sort={column.name} data-dir={current ?? 'none'}>
         {column.name}
-        <span aria-hidden="true" className={current ? undefined : styles.sortIdle}>
-          {current === 'asc' ? ' ▲' : current === 'desc' ? ' ▼' : ' ↕'}
-        </span>
       </Link>
     </th>
   )
