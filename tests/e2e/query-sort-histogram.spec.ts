@@ -130,3 +130,19 @@ test('the histogram as a table: its bucket links narrow the range from the keybo
   await expect(page.getByTestId('row-count')).toHaveText(new RegExp(` of ${count}$`))
   for (const t of (await column(page, 'datetime')).map(utcMs)) expect(t - utcMs(start)).toBeLessThan(3_600_000)
 })
+
+test('at 390 px the rows page with its histogram does not scroll sideways, and the histogram axes are not clipped', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/query?dataset=sessions&range=7d&limit=25')
+  const canvas = page.getByTestId('histogram-chart').locator('canvas')
+  await expect(canvas).toBeVisible()
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0)
+  // uPlot draws axis labels on the canvas: a clipped label leaves ink in its left-most pixels.
+  const inkAtEdge = await canvas.evaluate((c: HTMLCanvasElement) => {
+    const { data } = c.getContext('2d')!.getImageData(0, 0, 3, c.height)
+    let ink = 0
+    for (let i = 3; i < data.length; i += 4) ink += data[i] > 0 ? 1 : 0
+    return ink
+  })
+  expect(inkAtEdge).toBe(0)
+})
