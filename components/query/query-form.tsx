@@ -34,7 +34,7 @@ export function QueryForm({ action, state, withLimit }: { action: string; state:
         </label>
       ) : null}
       {withLimit ? (
-        <label>
+        <label className={styles.sortField}>
           Sort by
           <select name="sort" defaultValue={sortParam(state) || `-${dataset.timeColumn}`}>
             {dataset.sortColumns.flatMap((c) =>

@@ -74,7 +74,11 @@ export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange
             value: (_u: uPlot, v: number | null) => (v === null ? '–' : formatValue(v)),
           })),
         ],
-        ...(xFrom !== null && xTo !== null ? { scales: { x: { time: true, range: (): uPlot.Range.MinMax => [xFrom / 1000, xTo / 1000] } } } : {}),
+        scales: {
+          ...(xFrom !== null && xTo !== null ? { x: { time: true, range: (): uPlot.Range.MinMax => [xFrom / 1000, xTo / 1000] } } : {}),
+          // Bars are counts: their axis starts at zero, so a bar's height is its count.
+          ...(bars ? { y: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, Math.max(1, max) * 1.05] } } : {}),
+        },
         ...(onSelect
           ? {
               cursor: { drag: { x: true, y: false, setScale: false } },

@@ -74,7 +74,7 @@ test('rows page: the count, the histogram total and every bucket, and the sorted
   // Per hour (7 days make 1-hour buckets): the table under the chart, bucket by bucket.
   const expected = [...tally(ROWS.map((r) => Math.floor(r.time / HOUR) * HOUR))].map(([start, n]) => [utc(start), fmt(n)])
   await page.getByText(/^Histogram as a table/).click()
-  const table = page.getByTestId('histogram').getByRole('table')
+  const table = page.getByTestId('histogram-table')
   const shown = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
   expect(shown).toEqual(expected)
 

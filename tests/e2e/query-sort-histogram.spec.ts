@@ -119,7 +119,7 @@ test('the histogram as a table: its bucket links narrow the range from the keybo
   const summary = histogram.getByText(/^Histogram as a table/)
   await summary.focus()
   await page.keyboard.press('Enter')
-  const firstRow = histogram.getByRole('table').locator('tbody tr').first()
+  const firstRow = histogram.getByTestId('histogram-table').locator('tbody tr').first()
   const count = (await firstRow.locator('td').last().textContent())!
   const link = firstRow.getByRole('link')
   const start = (await link.textContent())!
