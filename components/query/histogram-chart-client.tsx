@@ -31,7 +31,7 @@ export function HistogramChart({ buckets, values, bucketSeconds, range, path, st
   }, [router, path, state, bucketSeconds, range.from, range.to])
   return (
     <TimeseriesChart
-      title="Rows per time bucket; drag across it to narrow the range"
+      title="Rows per time bucket; drag across the chart to zoom in on those times"
       buckets={buckets}
       series={[{ label: 'Rows', values }]}
       tz={state.tz}

@@ -19,8 +19,10 @@ export function Histogram({ histogram, path, state }: { histogram: HistogramResu
     viewHref(path, state, { range: 'custom', from: formatWallTime(Math.max(start, Date.parse(histogram.range.from)), state.tz), to: formatWallTime(Math.min(start + step, Date.parse(histogram.range.to)), state.tz), offset: 0 })
   return (
     <section className={styles.histogram} aria-labelledby="histogram-title" data-testid="histogram">
-      <h2 id="histogram-title" className={styles.histogramTitle}>
-        <span data-testid="histogram-total">{formatCount(histogram.total)}</span> rows over time{' '}
+      <h2 className={styles.histogramTitle}>
+        <span id="histogram-title">
+          <span data-testid="histogram-total">{formatCount(histogram.total)}</span> rows over time
+        </span>{' '}
         <span className={styles.hint}>
           · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart to narrow the range
         </span>

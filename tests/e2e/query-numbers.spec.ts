@@ -67,7 +67,7 @@ async function bars(page: Page, panel: string): Promise<Map<string, number>> {
 }
 
 test('rows page: the count, the histogram total and every bucket, and the sorted order are the rows written', async ({ page }) => {
-  await page.goto(filtered('/query', `http_host = '${HOST}'`, 'http&range=7d&cols=datetime,action,http_status_code&sort=-http_status_code'))
+  await page.goto(filtered('/query', `http_host = '${HOST}'`, 'http&range=7d&cols=datetime,action,http_status_code&sort=action'))
   await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–${ROWS.length} of ${ROWS.length}`)
   await expect(page.getByTestId('histogram-total')).toHaveText(String(ROWS.length))
 
@@ -78,9 +78,11 @@ test('rows page: the count, the histogram total and every bucket, and the sorted
   const shown = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
   expect(shown).toEqual(expected)
 
-  // Sorted by status, descending; ties newest first.
+  // Sorted by action, ascending; ties oldest first.
+  const actions = await page.getByTestId('rows').locator('td[data-col="action"]').allTextContents()
+  const order = [...ROWS].sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : a.time - b.time))
+  expect(actions).toEqual(order.map((r) => r.action))
   const statuses = await page.getByTestId('rows').locator('td[data-col="http_status_code"]').allTextContents()
-  const order = [...ROWS].sort((a, b) => b.status - a.status || b.time - a.time)
   expect(statuses.map(Number)).toEqual(order.map((r) => r.status))
   const times = await page.getByTestId('rows').locator('td[data-col="datetime"]').allTextContents()
   expect(times).toEqual(order.map((r) => utc(r.time)))
