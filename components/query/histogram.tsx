@@ -30,7 +30,7 @@ export function Histogram({ histogram, path, state }: { histogram: HistogramResu
       <HistogramChart buckets={histogram.buckets} values={values} bucketSeconds={histogram.bucketSeconds} range={histogram.range} path={path} state={state} />
       <details className={styles.histogramTable}>
         <summary>Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})</summary>
-        <table className={styles.list} data-testid="histogram-table">
+        <table className={styles.bucketTable} data-testid="histogram-table">
           <caption className={styles.srOnly}>Rows per {bucketText(histogram.bucketSeconds)} bucket; a bucket’s link narrows the range to it.</caption>
           <thead>
             <tr>
