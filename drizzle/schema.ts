@@ -48,6 +48,8 @@ export const requestLog = pgTable(
     index('request_log_route_time_idx').on(t.route, t.time),
     index('request_log_status_time_idx').on(t.status, t.time),
     index('request_log_client_ip_idx').on(t.clientIp),
+    // Sorting by duration (the slowest requests first) reads this index in order (lib/query/datasets.ts sortColumns).
+    index('request_log_duration_idx').on(t.durationMs),
     // Quick filters (lib/query/datasets.ts): each one reads an index, not every row of a day.
     index('request_log_mcp_tool_time_idx').on(t.mcpTool, t.time),
     index('request_log_rate_limited_time_idx').on(t.time).where(sql`rate_limited`),

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { Histogram } from '@/components/query/histogram'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
 import { DemoNote, ErrorState } from '@/components/query/states'
@@ -7,8 +8,8 @@ import { config } from '@/lib/config'
 import { AppError } from '@/lib/http/errors'
 import { hasDemoRows } from '@/lib/query/demo'
 import { ownerOf, recordRun } from '@/lib/query/saved'
-import { runQuery, type QueryResult } from '@/lib/query/service'
-import { DEFAULT_LIMIT, rangeRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { runHistogram, runQuery, type HistogramResult, type QueryResult } from '@/lib/query/service'
+import { DEFAULT_LIMIT, rangeRequest, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
 import { loadPageContext, pageTitle } from './page-context'
 
 export const dynamic = 'force-dynamic'
@@ -28,11 +29,13 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
 }
 
 async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
-  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined }
+  const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined, ...sortRequest(state) }
   const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
+  let histogram: HistogramResult
   try {
-    result = await runQuery(request)
+    // The rows and the histogram above them: same range and filter, run concurrently.
+    ;[result, histogram] = await Promise.all([runQuery(request), runHistogram(rangeRequest(state))])
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     await recordRun(ownerOf(identity), { ...run, error: error.message })
@@ -45,6 +48,7 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   return (
     <>
       {demo ? <DemoNote dataset={state.dataset} ingestPath={`${base}/ingest/${state.dataset}`} /> : null}
+      <Histogram histogram={histogram} path={base || '/'} state={state} />
       <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
     </>
   )

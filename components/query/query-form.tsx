@@ -1,7 +1,7 @@
 import Form from 'next/form'
 import { DATASETS } from '@/lib/query/datasets'
 import { formatWallTime, UTC } from '@/lib/query/time'
-import { PAGE_SIZES, resolveViewRange, viewQuery, type ViewState } from '@/lib/query/view-state'
+import { PAGE_SIZES, resolveViewRange, sortParam, viewQuery, type ViewState } from '@/lib/query/view-state'
 import { FilterBox } from './filter-box-client'
 import { RangeFields } from './range-fields-client'
 import styles from './query.module.css'
@@ -19,6 +19,7 @@ export function QueryForm({ action, state, withLimit }: { action: string; state:
       <input type="hidden" name="dataset" value={state.dataset} />
       {state.tz !== UTC ? <input type="hidden" name="tz" value={state.tz} /> : null}
       {state.columns.length ? <input type="hidden" name="cols" value={state.columns.join(',')} /> : null}
+      {!withLimit && sortParam(state) ? <input type="hidden" name="sort" value={sortParam(state)} /> : null}
       <RangeFields range={state.range} from={shown(state.from, resolved.dateFrom)} to={shown(state.to, resolved.dateTo)} tz={state.tz} />
       {withLimit ? (
         <label>
@@ -27,6 +28,28 @@ export function QueryForm({ action, state, withLimit }: { action: string; state:
             {sizes.map((n) => (
               <option key={n} value={n}>
                 {n}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {withLimit ? (
+        <label className={styles.sortField}>
+          Sort by
+          <select name="sort" defaultValue={sortParam(state) || `-${dataset.timeColumn}`}>
+            {dataset.sortColumns.flatMap((c) =>
+              c === dataset.timeColumn
+                ? [
+                    [`-${c}`, `${c}, newest first`],
+                    [c, `${c}, oldest first`],
+                  ]
+                : [
+                    [c, `${c}, ascending`],
+                    [`-${c}`, `${c}, descending`],
+                  ],
+            ).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
               </option>
             ))}
           </select>

@@ -4,7 +4,7 @@ import Link from 'next/link'
 import { useRouter } from 'next/navigation'
 import { useRef, useState } from 'react'
 import { addClause, canFilterBy, valueClause, type CellValue, type FilterOp } from '@/lib/query/drilldown'
-import type { ColumnDef } from '@/lib/query/datasets'
+import { DATASETS, type ColumnDef } from '@/lib/query/datasets'
 import { formatBytes, formatCount } from '@/lib/query/format'
 import { formatTime } from '@/lib/query/time'
 import { viewHref, type ViewState } from '@/lib/query/view-state'
@@ -23,6 +23,8 @@ interface GridProps {
   state: ViewState
   /** Number of the first row on this page (1-based), for the row labels. */
   firstRow: number
+  /** Columns the rows can be sorted by (indexed ones): their headers are links. */
+  sortColumns: string[]
 }
 
 const NUMERIC = new Set(['integer', 'bigint', 'number'])
@@ -43,7 +45,7 @@ function exact(column: GridColumn, value: CellValue): string {
 // The page of rows. A click on a cell adds `column = value` to the filter (Alt/Option-click adds
 // `!=`; Ctrl/⌘-click opens that in a new tab); selecting text to copy it does not. Each row opens a
 // detail dialog with every field in full, to copy or filter by.
-export function ResultsGrid({ columns, fields, rows, path, state, firstRow }: GridProps) {
+export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sortColumns }: GridProps) {
   const router = useRouter()
   const dialog = useRef<HTMLDialogElement>(null)
   const [open, setOpen] = useState<number | null>(null)
@@ -76,7 +78,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow }: Gr
   const detail = open === null ? null : rows[open]
   return (
     <>
-      <div className={styles.tableWrap}>
+      <div className={styles.tableWrap} data-testid="rows">
         <table className={styles.table}>
           <caption className={styles.srOnly}>Rows; click a cell to filter by its value, Alt-click to exclude it.</caption>
           <thead>
@@ -85,9 +87,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow }: Gr
                 <span className={styles.srOnly}>Details</span>
               </th>
               {columns.map((c) => (
-                <th key={c.name} scope="col">
-                  {c.name}
-                </th>
+                <ColumnHeader key={c.name} column={c} path={path} state={state} sortable={sortColumns.includes(c.name)} />
               ))}
             </tr>
           </thead>
@@ -166,5 +166,28 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow }: Gr
         ) : null}
       </dialog>
     </>
+  )
+}
+
+const ARIA_SORT = { asc: 'ascending', desc: 'descending' } as const
+
+/**
+ * A column header; a sortable one is a link (keyboard and pointer alike) that sorts by it, or flips
+ * the direction when the rows are already sorted by it. Times and numbers start descending (newest,
+ * largest first), text ascending. The sorted column carries aria-sort.
+ */
+function ColumnHeader({ column, path, state, sortable }: { column: GridColumn; path: string; state: ViewState; sortable: boolean }) {
+  if (!sortable) return <th scope="col">{column.name}</th>
+  const timeColumn = DATASETS[state.dataset].timeColumn
+  const current = (state.sort || timeColumn) === column.name ? (state.desc ? 'desc' : 'asc') : null
+  const next = current ? (current === 'desc' ? 'asc' : 'desc') : column.type === 'text' || column.type === 'inet' ? 'asc' : 'desc'
+  const href = viewHref(path, state, { sort: column.name === timeColumn ? '' : column.name, desc: next === 'desc', offset: 0 })
+  return (
+    <th scope="col" aria-sort={current ? ARIA_SORT[current] : undefined}>
+      {/* The arrow is CSS content with empty alternative text: the header's name and text stay the column's name. */}
+      <Link href={href} className={styles.sortLink} title={`Sort by ${column.name}, ${next === 'desc' ? 'descending' : 'ascending'}`} data-sort={column.name} data-dir={current ?? 'none'}>
+        {column.name}
+      </Link>
+    </th>
   )
 }

@@ -49,7 +49,15 @@ export function ResultsTable({ result, path, state, exportHref, exportMaxRows }:
         <span className={styles.hint} data-testid="range">
           {formatTime(result.range.from, state.tz)} → {formatTime(result.range.to, state.tz)}
         </span>
-        <Pagination path={path} state={state} offset={result.offset} limit={result.limit} shown={result.rows.length} nextCursor={result.nextCursor} />
+        <Pagination
+          path={path}
+          state={state}
+          offset={result.offset}
+          limit={result.limit}
+          shown={result.rows.length}
+          nextCursor={result.nextCursor}
+          more={result.rows.length === result.limit && !(result.countExact && result.offset + result.rows.length >= result.count)}
+        />
       </div>
       <div className={styles.tools}>
         <ColumnPicker path={path} state={state} columns={dataset.columns.map((c) => c.name)} />
@@ -58,7 +66,7 @@ export function ResultsTable({ result, path, state, exportHref, exportMaxRows }:
       {result.rows.length === 0 ? (
         <EmptyState>{result.count ? 'No rows on this page: go back to an earlier page.' : 'No rows match this range and filter.'}</EmptyState>
       ) : (
-        <ResultsGrid columns={fields.filter((c) => shown.has(c.name))} fields={fields} rows={result.rows} path={path} state={state} firstRow={first} />
+        <ResultsGrid columns={fields.filter((c) => shown.has(c.name))} fields={fields} rows={result.rows} path={path} state={state} firstRow={first} sortColumns={dataset.sortColumns} />
       )}
       {result.filter ? (
         <p className={styles.hint}>

@@ -1,6 +1,6 @@
 'use client'
 
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, type RefObject } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { formatBytes, formatCount } from '@/lib/query/format'
@@ -33,10 +33,26 @@ function fitSize(u: uPlot, values: string[] | null, axisIdx: number, cycle: numb
   return Math.ceil(18 + u.ctx.measureText(longest).width / devicePixelRatio)
 }
 
+interface ChartProps {
+  title: string
+  buckets: string[]
+  series: ChartSeries[]
+  unit?: 'bytes'
+  tz: string
+  /** Bars (a histogram: each bar covers its bucket) instead of lines. */
+  bars?: boolean
+  /** The x axis's span in ms, [from, to) of the range; the data's own span otherwise. */
+  xRange?: [number, number]
+  /** Dragging across the chart selects a span: called with its bounds in ms (no zoom). */
+  onSelect?: RefObject<((fromMs: number, toMs: number) => void) | null>
+  testId?: string
+}
+
 // uPlot draws on a canvas, so this is the one leaf of the dashboard that needs the browser. Axis
 // labels and the legend use the application's time format and zone, and KB/MB/GB for bytes.
-export function TimeseriesChart({ title, buckets, series, unit, tz }: { title: string; buckets: string[]; series: ChartSeries[]; unit?: 'bytes'; tz: string }) {
+export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange, onSelect, testId = 'timeseries-chart' }: ChartProps) {
   const el = useRef<HTMLDivElement>(null)
+  const [xFrom, xTo] = xRange ?? [null, null]
   useEffect(() => {
     const node = el.current
     if (!node) return
@@ -49,8 +65,36 @@ export function TimeseriesChart({ title, buckets, series, unit, tz }: { title: s
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
         series: [
           { value: (_u, v) => (v === null ? '–' : formatTime(v * 1000, tz)) },
-          ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 1.5, fill: `${COLORS[i % COLORS.length]}22`, value: (_u: uPlot, v: number | null) => (v === null ? '–' : formatValue(v)) })),
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: COLORS[i % COLORS.length],
+            width: bars ? 1 : 1.5,
+            fill: `${COLORS[i % COLORS.length]}${bars ? '99' : '22'}`,
+            ...(bars ? { paths: uPlot.paths.bars!({ size: [0.9, Infinity], align: 1 }), points: { show: false } } : {}),
+            value: (_u: uPlot, v: number | null) => (v === null ? '–' : formatValue(v)),
+          })),
         ],
+        scales: {
+          ...(xFrom !== null && xTo !== null ? { x: { time: true, range: (): uPlot.Range.MinMax => [xFrom / 1000, xTo / 1000] } } : {}),
+          // Bars are counts: their axis starts at zero, so a bar's height is its count.
+          ...(bars ? { y: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, Math.max(1, max) * 1.05] } } : {}),
+        },
+        ...(onSelect
+          ? {
+              cursor: { drag: { x: true, y: false, setScale: false } },
+              hooks: {
+                setSelect: [
+                  (u: uPlot) => {
+                    if (u.select.width < 3) return
+                    const from = u.posToVal(u.select.left, 'x') * 1000
+                    const to = u.posToVal(u.select.left + u.select.width, 'x') * 1000
+                    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false)
+                    onSelect.current?.(from, to)
+                  },
+                ],
+              },
+            }
+          : {}),
         axes: [
           { ...axis, values: timeLabels(tz), size: 44 },
           { ...axis, values: (_u, splits) => splits.map(formatValue), size: fitSize },
@@ -65,6 +109,6 @@ export function TimeseriesChart({ title, buckets, series, unit, tz }: { title: s
       resize.disconnect()
       plot.destroy()
     }
-  }, [buckets, series, unit, tz])
-  return <div ref={el} role="img" aria-label={title} data-testid="timeseries-chart" />
+  }, [buckets, series, unit, tz, bars, xFrom, xTo, onSelect])
+  return <div ref={el} role="img" aria-label={title} data-testid={testId} />
 }

@@ -57,7 +57,13 @@ export const QueryRequest = z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/, 'must be a nextCursor returned by an earlier page')
       .optional()
-      .meta({ description: 'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep.' }),
+      .meta({ description: 'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep. Only with a sort by the time column.' }),
+    sort: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({ description: 'Column to sort by: the time column (the default) or another indexed column of the dataset (GET /query/api/datasets lists them as sortColumns). Ties are broken by time and id, in the same direction.', examples: ['duration_ms'] }),
+    order: z.enum(['asc', 'desc']).default('desc').meta({ description: 'Sort direction; desc (newest first) by default. Nulls sort last ascending and first descending, as in Postgres.' }),
   })
   .strict()
   .superRefine(checkRange)
@@ -103,7 +109,8 @@ export const QueryResult = z
     countExact: z.boolean().meta({ description: 'False when count is an estimate (“about 3.2 M”).' }),
     limit: z.number().int(),
     offset: z.number().int(),
-    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page.' }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page, and when sorted by a column other than time (page with offset then).' }),
+    sort: z.object({ column: z.string(), order: z.enum(['asc', 'desc']) }).meta({ description: 'The order the rows are in.' }),
     range: z.object({ from: z.string(), to: z.string() }).meta({ description: 'The resolved range [from, to).' }),
     filter: z.string().nullable().meta({ description: 'The filter as run: regenerated from the checked parse tree.' }),
     elapsedMs: z.number().meta({ description: 'Time spent in the database, ms.' }),
@@ -174,6 +181,7 @@ export const DatasetInfo = z
     quickFilters: z.array(z.object({ label: z.string(), filter: z.string() })),
     panels: z.array(PanelDefinition),
     retentionDays: z.number().int().meta({ description: 'Days of rows kept (QUERY_RETENTION_DAYS); older days are dropped whole.' }),
+    sortColumns: z.array(z.string()).meta({ description: 'Columns rows may be sorted by (indexed ones), the time column first.' }),
   })
   .meta({ id: 'DatasetInfo' })
 

@@ -61,7 +61,7 @@ export function listDatasets(): DatasetList {
   return {
     datasets: DATASET_IDS.map((id) => {
       const d = DATASETS[id]
-      return { id, label: d.label, description: d.description, timeColumn: d.timeColumn, columns: d.columns, quickFilters: d.quickFilters, panels: d.panels, retentionDays: retentionDays(id) }
+      return { id, label: d.label, description: d.description, timeColumn: d.timeColumn, columns: d.columns, quickFilters: d.quickFilters, panels: d.panels, retentionDays: retentionDays(id), sortColumns: d.sortColumns }
     }),
     maxRangeDays: config.QUERY_MAX_RANGE_DAYS,
     limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, statementTimeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS, exactCountLimit: config.QUERY_EXACT_COUNT_LIMIT },
@@ -76,12 +76,18 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const filter = await checkFilter(req.filter, dataset)
   const where = whereSql(dataset, from, to, filter.sql)
   const time = id(dataset.timeColumn)
+  const order = sortOrder(dataset, req.sort, req.order)
+  if (req.cursor && !order.byTime) throw new AppError('invalid_input', `cursor: keyset pages follow the time column; sorted by ${order.column}, page with offset`)
   const after = req.cursor ? parseCursor(req.cursor) : null
-  // The plain bound on the time column lets Postgres skip the day partitions after the cursor.
-  const keyset = after ? sql` AND ${time} <= ${after.time}::timestamptz AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)` : sql``
+  // The plain bound on the time column lets Postgres skip the day partitions past the cursor.
+  const keyset = !after
+    ? sql``
+    : order.desc
+      ? sql` AND ${time} <= ${after.time}::timestamptz AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)`
+      : sql` AND ${time} >= ${after.time}::timestamptz AND (${time}, "id") > (${after.time}::timestamptz, ${after.id}::bigint)`
   const page = after ? sql`LIMIT ${req.limit}` : sql`LIMIT ${req.limit} OFFSET ${req.offset}`
   // "id" and the time in microseconds make the next page's cursor; they are not returned as columns.
-  const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${time} DESC, "id" DESC ${page}`
+  const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${order.sql} ${page}`
 
   const started = performance.now()
   const [rows, count] = await readOnly(opts, (session) => Promise.all([session.execute(rowsSql), countMatching(session, { dataset, from, to, filter, where }, opts)]))
@@ -95,7 +101,10 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
     countExact: count.exact,
     limit: req.limit,
     offset: req.offset,
-    nextCursor: more && last ? cursorOf(last) : null,
+    // Sorted by another column, a page continues by offset: a keyset over (column, time, id) would
+    // need a cursor per column type and NULL handling, and the offset of a sorted index scan is cheap enough.
+    nextCursor: more && last && order.byTime ? cursorOf(last) : null,
+    sort: { column: order.column, order: order.desc ? 'desc' : 'asc' },
     range: { from: from.toISOString(), to: to.toISOString() },
     filter: filter.sql,
     elapsedMs: round(performance.now() - started),
@@ -103,6 +112,21 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
     countSql: statement(count.query),
     ...(count.estimate ? { estimateSql: statement(count.estimate) } : {}),
   }
+}
+
+/**
+ * The ORDER BY of a page: `column DIR, time DIR, id DIR` (ties broken by time and id in the same
+ * direction, so one index on (column) or (column, time) serves both directions). The column must be
+ * one of the dataset's sortColumns, the indexed ones.
+ */
+export function sortOrder(dataset: DatasetDef, column: string | undefined, order: 'asc' | 'desc' = 'desc'): { column: string; desc: boolean; byTime: boolean; sql: SQL } {
+  const name = column ?? dataset.timeColumn
+  if (!dataset.sortColumns.includes(name))
+    throw new AppError('invalid_input', `sort: ${JSON.stringify(name)} is not a sortable column of ${dataset.id}; sortable (indexed) columns: ${dataset.sortColumns.join(', ')}`)
+  const dir = order === 'desc' ? sql.raw('DESC') : sql.raw('ASC')
+  const byTime = name === dataset.timeColumn
+  const keys = [...(byTime ? [] : [id(name)]), id(dataset.timeColumn), id('id')]
+  return { column: name, desc: order === 'desc', byTime, sql: sql.join(keys.map((k) => sql`${k} ${dir}`), sql`, `) }
 }
 
 interface Count {
@@ -168,6 +192,26 @@ export async function runDashboard(input: DashboardRequest, opts: ExecOptions = 
     panels,
     elapsedMs: round(performance.now() - started),
   }
+}
+
+/** A time series panel's result. */
+export type HistogramResult = Extract<DashboardPanel, { kind: 'timeseries' }> & { range: { from: string; to: string }; total: number }
+
+/**
+ * The rows page's histogram: rows per time bucket for the same range and filter as the rows, the
+ * dashboard's "Rows over time" panel (from the rollup when the filter allows it, like the
+ * dashboard; its `source` says which).
+ */
+export async function runHistogram(input: DashboardRequest, opts: ExecOptions = {}): Promise<HistogramResult> {
+  const req = parse(DashboardRequest, input)
+  const dataset = getDataset(req.dataset)
+  const { from, to } = resolveRange(req.dateFrom, req.dateTo)
+  const filter = await checkFilter(req.filter, dataset)
+  const panel = dataset.panels.find((p) => p.kind === 'timeseries' && p.series.length === 1 && p.series[0].aggregate === 'count')
+  if (!panel) throw new Error(`${dataset.id} has no row count panel`)
+  const result = await runPanel(panel, { dataset, spec: rollupSpec(dataset), from, to, filter, where: whereSql(dataset, from, to, filter.sql) }, opts)
+  if (result.kind !== 'timeseries') throw new Error('not a time series')
+  return { ...result, range: { from: from.toISOString(), to: to.toISOString() }, total: result.series[0].values.reduce((a, b) => a + b, 0) }
 }
 
 interface PanelRange {

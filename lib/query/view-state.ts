@@ -3,7 +3,8 @@ import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/q
 
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
 // style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
-// &cursor=… on a page reached by "Next", which reads rows after the previous page's last one). Ranges are
+// &cursor=… on a page reached by "Next", which reads rows after the previous page's last one;
+// &sort=-duration_ms sorts by an indexed column, `-` for descending, newest first when absent). Ranges are
 // presets relative to now (resolved per request, to the minute) or custom from/to, read in the
 // page's time zone unless they carry an offset. A parameter that cannot be used is replaced by its
 // default and named in a notice, so a mistyped link still opens a working page. The filter is
@@ -41,6 +42,10 @@ export interface ViewState {
   tz: string
   /** Columns shown, in the dataset's order; empty means all of them. */
   columns: string[]
+  /** Column the rows are sorted by (one of the dataset's sortColumns); empty means its time column. */
+  sort: string
+  /** Sort direction: true for descending (the default, newest first). */
+  desc: boolean
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>
@@ -94,8 +99,18 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
   const shown = new Set(asked.filter((c) => known.has(c)))
   const columns = shown.size === known.size ? [] : DATASETS[dataset].columns.map((c) => c.name).filter((c) => shown.has(c))
 
+  const sortParam = one(sp.sort)
+  const sortColumn = sortParam.replace(/^-/, '')
+  const sortable = DATASETS[dataset].sortColumns
+  let sort = ''
+  let desc = true
+  if (sortColumn && sortable.includes(sortColumn)) {
+    sort = sortColumn === DATASETS[dataset].timeColumn ? '' : sortColumn
+    desc = sortParam.startsWith('-')
+  } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
+
   return {
-    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns },
+    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns, sort, desc },
     notices: [...notices, ...limit.notices, ...offset.notices],
   }
 
@@ -170,12 +185,35 @@ export function viewQuery(s: ViewState): string {
   if (s.offset !== 0) q.set('offset', String(s.offset))
   if (s.cursor) q.set('cursor', s.cursor)
   if (s.columns.length) q.set('cols', s.columns.join(','))
+  const sort = sortParam(s)
+  if (sort) q.set('sort', sort)
   if (s.tz !== UTC) q.set('tz', s.tz)
   return q.toString()
+}
+
+/** `-status` (descending) or `status`; empty for the default, newest first. */
+export function sortParam(s: Pick<ViewState, 'dataset' | 'sort' | 'desc'>): string {
+  if (!s.sort && s.desc) return ''
+  return `${s.desc ? '-' : ''}${s.sort || DATASETS[s.dataset].timeColumn}`
+}
+
+/** What the query functions take for a state's sort: the column (the time column when empty) and direction. */
+export function sortRequest(s: Pick<ViewState, 'dataset' | 'sort' | 'desc'>): { sort: string; order: 'asc' | 'desc' } {
+  return { sort: s.sort || DATASETS[s.dataset].timeColumn, order: s.desc ? 'desc' : 'asc' }
 }
 
 /** The dataset's columns the state shows, in the dataset's order. */
 export function shownColumns(state: Pick<ViewState, 'dataset' | 'columns'>): string[] {
   const all = DATASETS[state.dataset].columns.map((c) => c.name)
   return state.columns.length ? all.filter((c) => state.columns.includes(c)) : all
+}
+
+/**
+ * The span a drag selected, widened to whole buckets and kept inside the range: the new range then
+ * holds exactly the bars under the selection, and stays in whole minutes (the rollups can answer).
+ */
+export function snapToBuckets(fromMs: number, toMs: number, bucketMs: number, range: { from: number; to: number }): { from: number; to: number } {
+  const from = Math.max(range.from, Math.floor(fromMs / bucketMs) * bucketMs)
+  const to = Math.min(range.to, Math.max(Math.ceil(toMs / bucketMs) * bucketMs, from + bucketMs))
+  return { from, to }
 }

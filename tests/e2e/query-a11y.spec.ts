@@ -12,6 +12,11 @@ const PAGES: Array<[string, string, ((page: Page) => Promise<void>)?]> = [
   ['rows, nothing found', "/query?dataset=http&range=7d&filter=http_host = 'none.example'"],
   ['rows, rejected filter', '/query?dataset=http&range=7d&filter=nope = 1'],
   ['rows, malformed link', '/query?limit=abc&dataset=nope'],
+  ['rows, sorted', '/query?dataset=requests&range=7d&limit=25&sort=-duration_ms'],
+  ['histogram as a table', '/query?dataset=dns&range=7d&limit=25', async (page) => {
+    await page.getByText(/^Histogram as a table/).click()
+    await expect(page.getByTestId('histogram-table')).toBeVisible()
+  }],
   ['row detail', '/query?dataset=http&range=7d&limit=25', async (page) => {
     await page.getByRole('button', { name: 'Details of row 1', exact: true }).click()
     await expect(page.getByRole('dialog')).toBeVisible()

@@ -8,7 +8,7 @@ const columnValues = async (page: Page, name: string) => {
   await expect(page.getByRole('columnheader', { name, exact: true })).toBeVisible() // the rows have streamed in
   const index = (await page.getByRole('columnheader').allTextContents()).indexOf(name)
   expect(index).toBeGreaterThan(0)
-  return page.locator(`tbody tr td:nth-child(${index + 1})`).allTextContents()
+  return page.getByTestId('rows').locator(`tbody tr td:nth-child(${index + 1})`).allTextContents()
 }
 
 test('row detail shows every field in full, copies a value and filters by it', async ({ page, context }) => {
@@ -38,14 +38,14 @@ test('row detail shows every field in full, copies a value and filters by it', a
 
 test('a table cell adds column = value to the filter, Alt-click adds !=, and the server checks it', async ({ page }) => {
   await page.goto('/query?dataset=requests&range=7d')
-  const firstMethod = page.locator('tbody tr').first().locator('td[data-col="method"]')
+  const firstMethod = page.getByTestId('rows').locator('tbody tr').first().locator('td[data-col="method"]')
   const method = (await firstMethod.textContent())!
   await firstMethod.click()
   await expect(page).toHaveURL(/filter=/)
   expect(filterParam(page)).toBe(`"method" = '${method}'`)
   expect(new Set(await columnValues(page, 'method'))).toEqual(new Set([method]))
 
-  const firstStatus = page.locator('tbody tr').first().locator('td[data-col="status"]')
+  const firstStatus = page.getByTestId('rows').locator('tbody tr').first().locator('td[data-col="status"]')
   const status = (await firstStatus.textContent())!
   await firstStatus.click({ modifiers: ['Alt'] })
   await expect(page).toHaveURL(/status/)
@@ -90,7 +90,7 @@ test('columns can be shown and hidden; the choice lives in the URL and byte coun
   await expect(page.getByRole('columnheader')).toHaveText(['Details', 'email', 'bytes_sent'])
   await expect(page.getByTestId('export')).toContainText('the 2 shown columns of 40')
 
-  const bytes = page.locator('tbody td[data-col="bytes_sent"]:not(.null)').first()
+  const bytes = page.getByTestId('rows').locator('tbody td[data-col="bytes_sent"]:not(.null)').first()
   await expect(bytes).toHaveText(/^\d+(\.\d+)? (B|KB|MB|GB)$/)
   await expect(bytes).toHaveAttribute('title', /^[\d,]+ bytes/)
 
@@ -113,6 +113,8 @@ test('keyboard: skip link, filter before Run, column completion, Ctrl+Enter runs
   await expect(page.getByRole('button', { name: 'Run' })).toBeFocused()
   await page.keyboard.press('Shift+Tab')
   await expect(filter).toBeFocused()
+  await page.keyboard.press('Shift+Tab')
+  await expect(page.getByLabel('Sort by')).toBeFocused()
   await page.keyboard.press('Shift+Tab')
   await expect(page.getByLabel('Rows per page')).toBeFocused()
 
@@ -179,7 +181,7 @@ test('the page title names the dataset, and the active quick filter is highlight
 test('the table header stays in view while scrolling the rows', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto('/query?dataset=requests&range=30d&limit=500')
-  const wrap = page.locator('table').locator('xpath=..')
+  const wrap = page.getByTestId('rows')
   await wrap.evaluate((el) => el.scrollBy(0, 3000))
   const header = page.getByRole('columnheader', { name: 'status' })
   const [w, h] = [await wrap.boundingBox(), await header.boundingBox()]

@@ -25,7 +25,7 @@ test('choose a dataset, set a range, apply a quick filter, page, read the SQL, e
   await expect(summary).toHaveText(/^Rows 1–100 of [\d,]+$/)
   const total = (await summary.textContent())!.match(/of ([\d,]+)/)![1]
   const decisionColumn = (await page.getByRole('columnheader').allTextContents()).indexOf('resolver_decision')
-  const decisions = await page.locator(`tbody tr td:nth-child(${decisionColumn + 1})`).allTextContents()
+  const decisions = await page.getByTestId('rows').locator(`tbody tr td:nth-child(${decisionColumn + 1})`).allTextContents()
   expect(decisions).toHaveLength(100)
   expect(decisions.every((d) => d.startsWith('blocked'))).toBe(true)
 

@@ -84,6 +84,7 @@ describe(`query application routes (${driverName})`, () => {
       expect(d.columns.length).toBeGreaterThan(5)
       expect(d.quickFilters.length).toBeGreaterThan(0)
       expect(d.panels[0]).toMatchObject({ id: 'count_over_time', kind: 'timeseries' })
+      expect(d.sortColumns[0]).toBe(d.timeColumn)
     }
     expect(body).toMatchObject({ maxRangeDays: 31, limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, exactCountLimit: 100_000 } })
     expect(body.datasets.map((d: { id: string; retentionDays: number }) => [d.id, d.retentionDays])).toEqual(DATASET_IDS.map((id) => [id, 3660]))
@@ -123,6 +124,35 @@ describe(`query application routes (${driverName})`, () => {
     expect(body).toEqual({ error: { code: 'invalid_input', message: expect.stringMatching(message), requestId: res.headers.get('x-request-id') } })
   })
 
+  it('POST query sorts by an indexed column: ORDER BY in the SQL, offset paging, ties by time', async () => {
+    const pages = await Promise.all([0, 100, 200].map(async (offset) => (await query({ sort: 'duration_ms', order: 'asc', offset })).json()))
+    expect(pages.map((p) => [p.rows.length, p.nextCursor, p.sort])).toEqual([100, 100, 30].map((n) => [n, null, { column: 'duration_ms', order: 'asc' }]))
+    expect(pages.flatMap((p) => p.rows.map((r: { duration_ms: number }) => r.duration_ms))).toEqual(ROWS.map((r) => r.durationMs))
+    expect(pages[0].sql.text).toMatch(/ORDER BY "duration_ms" ASC, "time" ASC, "id" ASC LIMIT \$\d+ OFFSET \$\d+$/)
+    const byStatus = await (await query({ sort: 'status', order: 'desc', limit: 500 })).json()
+    expect(byStatus.rows.slice(0, ERRORS).map((r: { status: number }) => r.status)).toEqual(Array(ERRORS).fill(503))
+    expect(byStatus.rows[0].request_id).toBe('qa-220') // the newest of the 503s
+  })
+
+  it('POST query pages by keyset oldest first', async () => {
+    const first = await (await query({ sort: 'time', order: 'asc' })).json()
+    expect(first.rows[0].request_id).toBe('qa-0')
+    expect(first.nextCursor).toEqual(expect.any(String))
+    const second = await (await query({ sort: 'time', order: 'asc', cursor: first.nextCursor, offset: 100 })).json()
+    expect(second.rows.map((r: { request_id: string }) => r.request_id)).toEqual(ROWS.slice(100, 200).map((r) => r.requestId))
+    expect(second.sql.text).toContain('> ($')
+  })
+
+  it.each([
+    [{ sort: 'user_agent' }, /not a sortable column of requests; sortable \(indexed\) columns: time, status, duration_ms/],
+    [{ sort: 'status', cursor: '2026-01-10T12:00:00.000000Z~5' }, /page with offset/],
+    [{ order: 'up' }, /order/],
+  ])('POST query rejects the sort %j', async (extra, message) => {
+    const res = await query(extra)
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.message).toMatch(message)
+  })
+
   it('POST query answers 400 for a body that is not JSON or not an object', async () => {
     for (const body of ['{"dataset":', '[]', '']) expect((await post('query', body)).status).toBe(400)
   })
@@ -159,6 +189,16 @@ describe(`query application pages (${driverName})`, () => {
     expect(last).toContain('Rows 201–230 of 230')
     expect(last).toContain('>qa-29<')
     expect(last).not.toContain('>qa-30<')
+  })
+
+  it('renders sorted rows with aria-sort, and the histogram of the range above them', async () => {
+    const html = (await page(`/query?${custom}&sort=-duration_ms&limit=25`)).replaceAll('<!-- -->', '')
+    expect(html).toMatch(/<th scope="col" aria-sort="descending"><a [^>]*data-sort="duration_ms"/)
+    expect(html).toContain('ORDER BY &quot;duration_ms&quot; DESC, &quot;time&quot; DESC, &quot;id&quot; DESC')
+    expect(html).toMatch(/data-testid="histogram-total">230</)
+    // 24 hours: 15-minute buckets, three rows in each from 00:00 to 19:00, read from the rollup.
+    expect(html).toContain('15 min buckets · from the rollup')
+    expect(html).toContain('aria-label="Narrow to 2026-01-10 19:00:00 UTC, 2 rows"')
   })
 
   it('shows a rejected filter as an error, not a failure', async () => {

@@ -5,7 +5,7 @@ import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref,
 // default), range presets and the links built from it.
 
 const NOW = new Date('2026-11-21T13:45:30.250Z')
-const DEFAULTS = { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '', tz: 'UTC', columns: [] }
+const DEFAULTS = { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '', tz: 'UTC', columns: [], sort: '', desc: true }
 
 describe('parseViewState', () => {
   it('defaults to the request log over the last 24 hours, 100 rows, UTC, every column', () => {

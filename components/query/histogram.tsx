@@ -1,0 +1,62 @@
+import Link from 'next/link'
+import { formatCount } from '@/lib/query/format'
+import type { HistogramResult } from '@/lib/query/service'
+import { formatTime, formatWallTime } from '@/lib/query/time'
+import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { HistogramChart } from './histogram-chart-client'
+import styles from './query.module.css'
+
+const bucketText = (s: number) => (s % 86_400 === 0 ? `${s / 86_400} d` : s % 3600 === 0 ? `${s / 3600} h` : `${s / 60} min`)
+
+// Rows per time bucket for the rows page's range and filter, above the rows. The chart narrows the
+// range by dragging; the table under it is the same data as text, each bucket a link that narrows
+// the range to it (the keyboard's way to do what the drag does).
+export function Histogram({ histogram, path, state }: { histogram: HistogramResult; path: string; state: ViewState }) {
+  const step = histogram.bucketSeconds * 1000
+  const values = histogram.series[0].values
+  const nonEmpty = histogram.buckets.map((b, i) => ({ start: Date.parse(b), count: values[i] })).filter((b) => b.count > 0)
+  const narrowTo = (start: number) =>
+    viewHref(path, state, { range: 'custom', from: formatWallTime(Math.max(start, Date.parse(histogram.range.from)), state.tz), to: formatWallTime(Math.min(start + step, Date.parse(histogram.range.to)), state.tz), offset: 0 })
+  return (
+    <section className={styles.histogram} aria-labelledby="histogram-title" data-testid="histogram">
+      <h2 className={styles.histogramTitle}>
+        <span id="histogram-title">
+          <span data-testid="histogram-total">{formatCount(histogram.total)}</span> rows over time
+        </span>{' '}
+        <span className={styles.hint}>
+          · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart to narrow the range
+        </span>
+      </h2>
+      <HistogramChart buckets={histogram.buckets} values={values} bucketSeconds={histogram.bucketSeconds} range={histogram.range} path={path} state={state} />
+      <details className={styles.histogramTable}>
+        <summary>Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})</summary>
+        <table className={styles.bucketTable} data-testid="histogram-table">
+          <caption className={styles.srOnly}>Rows per {bucketText(histogram.bucketSeconds)} bucket; a bucket’s link narrows the range to it.</caption>
+          <thead>
+            <tr>
+              <th scope="col">Bucket start</th>
+              <th scope="col">Rows</th>
+            </tr>
+          </thead>
+          <tbody>
+            {nonEmpty.map((b) => (
+              <tr key={b.start}>
+                <td>
+                  <Link href={narrowTo(b.start)} aria-label={`Narrow to ${formatTime(b.start, state.tz)}, ${formatCount(b.count)} rows`}>
+                    {formatTime(b.start, state.tz)}
+                  </Link>
+                </td>
+                <td className={styles.num}>{formatCount(b.count)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+      <details className={styles.sql}>
+        <summary>Histogram SQL</summary>
+        <pre>{histogram.sql.text}</pre>
+        <span className={styles.hint}>Parameters: {JSON.stringify(histogram.sql.params)}</span>
+      </details>
+    </section>
+  )
+}

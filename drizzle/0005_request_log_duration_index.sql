@@ -1,0 +1,1 @@
+CREATE INDEX "request_log_duration_idx" ON "request_log" USING btree ("duration_ms");
