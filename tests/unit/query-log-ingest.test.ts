@@ -41,7 +41,9 @@ describe('request log writer', () => {
       state.batches.push(rows.map((r) => ({ requestId: r.request_id, clientIp: r.client_ip })))
       return { rows: [{ inserted: rows.length }] }
     }
-    return { state, db: { execute } as unknown as Db }
+    // No connection of its own to COPY through: the rows take the JSON path (lib/query/bulk-insert.ts).
+    const tx = { execute }
+    return { state, db: { execute, transaction: (fn: (t: typeof tx) => Promise<unknown>) => fn(tx) } as unknown as Db }
   }
 
   it('records without writing, then writes one batch on flush', async () => {
