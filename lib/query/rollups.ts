@@ -99,7 +99,7 @@ function durationBucketSql(column: string): SQL {
  * in key order, so concurrent writers lock rollup rows in the same order (byte order for text:
  * any total order will do, and "C" compares fastest).
  */
-function rollupCtes(spec: RollupSpec, source: SQL): SQL {
+function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
   const text = new Set(spec.dataset.columns.filter((c) => c.type === 'text').map((c) => c.name))
   const dims = spec.dimensions
   const inner = [
@@ -120,7 +120,13 @@ function rollupCtes(spec: RollupSpec, source: SQL): SQL {
   const sets = [spec.latency ? sql`("duration_bucket")` : sql`()`, ...dims.map((d) => sql`(${id(d)})`)]
   const key = keyColumns(spec)
   const m = measures(spec)
-  const table = id(spec.table)
+  const table = id(into ?? spec.table)
+  // Into an empty table of its own (a day rebuilt whole): every key is new, so neither the sort
+  // nor the conflict check is needed.
+  const apply = into
+    ? sql``
+    : sql` ORDER BY ${sql.join(key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))), sql`, `)}
+  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}`
   return sql`"minutes" AS (
   SELECT date_trunc('minute', "t", 'UTC') AS "bucket", ${dimensionName} AS "dimension", ${list(grouped)}, ${sql.join(aggregates, sql`, `)}
   FROM (SELECT ${sql.join(inner, sql`, `)} FROM ${source}) AS "batch"
@@ -131,8 +137,7 @@ function rollupCtes(spec: RollupSpec, source: SQL): SQL {
     SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"
     UNION ALL
     SELECT "dimension", 'hour', date_trunc('hour', "bucket", 'UTC'), ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "minutes" GROUP BY 1, 3, ${list(grouped)}
-  ) AS "deltas" ORDER BY ${sql.join(key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))), sql`, `)}
-  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}
+  ) AS "deltas"${apply}
 )`
 }
 
@@ -198,6 +203,15 @@ export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
     sql`TRUNCATE ${id(spec.table)}`,
     sql`WITH ${rollupCtes(spec, sql`${id(spec.dataset.table)}`)} SELECT count(*) AS "minutes" FROM "minutes"`,
   ]
+}
+
+/**
+ * One statement that inserts the rollup of `source` (rows of the dataset) into `into`, an empty
+ * table shaped like the rollup (no ON CONFLICT: the keys of one aggregation are distinct). Used to
+ * build a day's rollup partition before attaching it (lib/query/seed.ts).
+ */
+export function rollupIntoSql(datasetId: DatasetId, source: SQL, into: string): SQL {
+  return sql`WITH ${rollupCtes(rollupSpec(DATASETS[datasetId]), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`
 }
 
 export async function rebuildRollup(db: Db, datasetId: DatasetId): Promise<void> {

@@ -42,7 +42,7 @@ function lines(day: string, n: number): string[] {
   )
 }
 
-const rowsOf = async (day: string) =>
+const rowsOf = async (day: string): Promise<Array<Record<string, unknown>>> =>
   (
     (await database.db.execute(sql`SELECT * FROM gateway_dns WHERE datetime >= ${`${day}T00:00:00Z`}::timestamptz AND datetime < ${`${day}T00:00:00Z`}::timestamptz + interval '1 day' ORDER BY query_id`)) as unknown as {
       rows: Array<Record<string, unknown>>
