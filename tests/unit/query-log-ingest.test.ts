@@ -65,6 +65,35 @@ describe('request log writer', () => {
     await writer.stop()
   })
 
+  it('starts a second write beside a slow one once the buffer grows, never a third, and writes every entry once', async () => {
+    const { state, db } = fakeDb()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let active = 0
+    let most = 0
+    const slow = {
+      transaction: async (fn: never) => {
+        most = Math.max(most, ++active)
+        await gate
+        try {
+          return await db.transaction(fn)
+        } finally {
+          active--
+        }
+      },
+    } as unknown as Db
+    const writer = createRequestLogWriter({ db: async () => slow, flushMs: 60_000 })
+    for (let i = 0; i < 7000; i++) writer.record(entry(`c${i}`)) // 500 start a write, 5,000 more a second one
+    await expect.poll(() => active).toBe(2)
+    expect(writer.status().pending).toBe(7000)
+    release()
+    await writer.stop()
+    expect(most).toBe(2)
+    expect(state.batches.map((b) => b.length).sort((a, b) => a - b)).toEqual([500, 1500, 5000])
+    const ids = state.batches.flat().map((r) => r.requestId)
+    expect(new Set(ids).size).toBe(7000)
+  })
+
   it('keeps entries while the database is down and writes them once it is back', async () => {
     const { state, db } = fakeDb()
     const writer = createRequestLogWriter({ db: async () => db, flushMs: 60_000, maxBuffered: 3 })
