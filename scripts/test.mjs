@@ -43,7 +43,7 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 })
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
-const QUERY_DATA_SUITES = ['tests/unit/query-data.test.ts', 'tests/unit/query-partitions.test.ts', 'tests/unit/query-migration.test.ts', 'tests/unit/query-rollups.test.ts']
+const QUERY_DATA_SUITES = ['tests/unit/query-data.test.ts', 'tests/unit/query-partitions.test.ts', 'tests/unit/query-migration.test.ts', 'tests/unit/query-rollups.test.ts', 'tests/unit/query-bulk-insert.test.ts', 'tests/unit/query-seed.test.ts']
 
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },

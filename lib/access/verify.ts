@@ -80,7 +80,36 @@ function identityFrom(p: JWTPayload): VerifiedIdentity {
   }
 }
 
+// Accepted tokens, remembered for VERDICT_TTL_MS (never past their own expiry): the proxy and the
+// route verify the same token for every request, and a page's requests carry the same token, so
+// the signature check runs once per token and minute instead of twice per request. Shared by the
+// proxy and route bundles like the key sets; refusals are never remembered.
+const VERDICT_TTL_MS = 60_000
+const VERDICT_CACHE_MAX = 1000
+const VERDICTS = Symbol.for('utility-api.access-verdicts')
+
+function verdictCache(): Map<string, { identity: VerifiedIdentity; until: number }> {
+  return ((globalThis as Record<symbol, Map<string, { identity: VerifiedIdentity; until: number }>>)[VERDICTS] ??= new Map())
+}
+
 export async function verifyAccessToken(token: string, s: VerifierSettings): Promise<Verdict> {
+  const cache = verdictCache()
+  const key = `${s.jwksUrl}\n${s.issuer}\n${s.audience.join(' ')}\n${s.allowedEmails.join(' ')}\n${token}`
+  const hit = cache.get(key)
+  if (hit && hit.until > Date.now()) return { ok: true, identity: hit.identity }
+  if (hit) cache.delete(key)
+  const verdict = await verifySignedToken(token, s)
+  if (verdict.ok) {
+    const until = Math.min(Date.parse(verdict.identity.expiresAt), Date.now() + VERDICT_TTL_MS)
+    if (until > Date.now()) {
+      if (cache.size >= VERDICT_CACHE_MAX) cache.delete(cache.keys().next().value!)
+      cache.set(key, { identity: verdict.identity, until })
+    }
+  }
+  return verdict
+}
+
+async function verifySignedToken(token: string, s: VerifierSettings): Promise<Verdict> {
   try {
     const { payload } = await jwtVerify(token, keySetFor(s), {
       algorithms: ACCESS_ALGORITHMS,

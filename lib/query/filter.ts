@@ -76,10 +76,25 @@ export async function checkFilter(filter: string | undefined | null, dataset: Da
   return checkFilterSync(filter, dataset)
 }
 
+// Checked filters, by dataset and text: a filter is parsed, checked and regenerated once, then
+// reused by every page, count and dashboard that carries it (the check is a pure function of the two).
+const CHECKED_MAX = 500
+const checked = new Map<string, CheckedFilter>()
+
 /** As checkFilter, once loadFilterParser() has resolved. */
 export function checkFilterSync(filter: string | undefined | null, dataset: DatasetDef): CheckedFilter {
   const text = (filter ?? '').trim()
   if (!text) return { sql: null, columns: [] }
+  const key = `${dataset.id}\u0000${text}`
+  const known = checked.get(key)
+  if (known) return { sql: known.sql, columns: [...known.columns] }
+  const result = checkUncached(text, dataset)
+  if (checked.size >= CHECKED_MAX) checked.delete(checked.keys().next().value!)
+  checked.set(key, result)
+  return { sql: result.sql, columns: [...result.columns] }
+}
+
+function checkUncached(text: string, dataset: DatasetDef): CheckedFilter {
   if (text.length > MAX_FILTER_LENGTH) fail(`longer than ${MAX_FILTER_LENGTH} characters`)
   if (text.includes('\u0000')) fail('NUL characters')
   const where = whereClauseOf(text)

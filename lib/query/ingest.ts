@@ -12,7 +12,7 @@ import { INGEST_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
 import { AppError } from '@/lib/http/errors'
 import { log } from '@/lib/log'
 import { DATASETS, type ColumnDef, type DatasetDef } from '@/lib/query/datasets'
-import { insertWithRollup } from '@/lib/query/rollups'
+import { bulkInsertWithRollup } from '@/lib/query/bulk-insert'
 
 // POST /query/ingest/{dataset}: Logpush's HTTP destination. A batch is gzip'd NDJSON, one log
 // record per line with Logpush's field names. Every line is checked; malformed lines are counted
@@ -26,7 +26,6 @@ export const MAX_BATCH_BYTES = 256 * 1024 * 1024
 /** Seconds a sender is asked to wait while the database is unavailable. */
 const RETRY_AFTER_S = 30
 const MAX_REPORTED_ERRORS = 20
-const INSERT_CHUNK = 10_000 // rows per statement (one JSON parameter each)
 
 export const INGEST_TABLES = { dns: gatewayDns, http: gatewayHttp, network: gatewayNetwork, sessions: gatewaySessions } as const
 export type IngestDataset = keyof typeof INGEST_TABLES
@@ -106,6 +105,8 @@ async function withDatabase<T>(work: () => Promise<T>, timeoutMs = config.INGEST
 
 type Value = string | number | boolean | Date | null
 
+const IPV4 = /^(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}$/
+
 /** One Logpush field → our column value; throws a message naming the field. */
 function convert(col: ColumnDef, raw: unknown): Value {
   const field = col.source ?? col.name
@@ -141,6 +142,8 @@ function convert(col: ColumnDef, raw: unknown): Value {
       if (raw === 'true' || raw === 'false') return raw === 'true'
       return bad()
     case 'inet':
+      // The common case, a dotted IPv4 address already in canonical form, without parsing it.
+      if (typeof raw === 'string' && IPV4.test(raw) && raw.split('.').every((b) => Number(b) <= 255)) return raw
       return typeof raw === 'string' && ipaddr.isValid(raw) ? ipaddr.parse(raw).toString() : bad()
     case 'text':
       if (Array.isArray(raw)) return raw.length ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : null
@@ -161,7 +164,8 @@ interface ParsedBatch {
 /** NDJSON → rows keyed by the table's property names; malformed lines are collected, not thrown. */
 export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): ParsedBatch {
   const props = new Map(Object.entries(getTableColumns(table)).map(([prop, column]) => [column.name, prop]))
-  const columns = dataset.columns.filter((c) => c.source)
+  const columns = dataset.columns.filter((c) => c.source).map((col) => ({ col, source: col.source!, prop: props.get(col.name)! }))
+  const time = dataset.columns.find((c) => c.name === dataset.timeColumn)!.source!
   const rows: Record<string, Value>[] = []
   const errors: ParsedBatch['errors'] = []
   let lines = 0
@@ -178,10 +182,9 @@ export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): P
       }
       if (!record || typeof record !== 'object' || Array.isArray(record)) throw new Error('not a JSON object')
       const fields = record as Record<string, unknown>
-      const time = dataset.columns.find((c) => c.name === dataset.timeColumn)!
-      if (fields[time.source!] === undefined || fields[time.source!] === null || fields[time.source!] === '') throw new Error(`${time.source}: missing`)
+      if (fields[time] === undefined || fields[time] === null || fields[time] === '') throw new Error(`${time}: missing`)
       const row: Record<string, Value> = { rowHash: createHash('sha256').update(line).digest('hex') }
-      for (const col of columns) row[props.get(col.name)!] = convert(col, fields[col.source!])
+      for (const { col, source, prop } of columns) row[prop] = convert(col, fields[source])
       rows.push(row)
     } catch (error) {
       errors.push({ line: i + 1, message: error instanceof Error ? error.message : String(error) })
@@ -195,14 +198,13 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
   const parsed = parseBatch(DATASETS[id], table, text)
   let inserted = 0
   if (parsed.rows.length > 0) {
-    // One transaction: a batch is stored whole or not at all. Each statement adds its rows to the
-    // rollup too; lines already stored (a re-delivery) are skipped by the row hash.
+    // One transaction: a batch is stored whole or not at all. The rows are copied into a staging
+    // table and inserted from it by one statement that adds them to the rollup too; lines already
+    // stored (a re-delivery) are skipped by the row hash (lib/query/bulk-insert.ts).
     const conflict = ['row_hash', DATASETS[id].timeColumn]
     await withDatabase(async () => {
       const db = opts.db ?? (await getReadyDatabase()).db
-      await db.transaction(async (tx) => {
-        for (let i = 0; i < parsed.rows.length; i += INSERT_CHUNK) inserted += await insertWithRollup(tx, id, parsed.rows.slice(i, i + INSERT_CHUNK), conflict)
-      })
+      inserted = await db.transaction((tx) => bulkInsertWithRollup(tx, id, parsed.rows, conflict))
     }, opts.timeoutMs)
   }
   return {

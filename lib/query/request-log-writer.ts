@@ -12,7 +12,10 @@ import { onShutdown } from '@/lib/shutdown'
 
 // The database sink of the request log (dataset `requests`). Recording only appends to an
 // in-memory buffer, so it never delays a response; the buffer is written in batches at least every
-// FLUSH_MS and as soon as it holds BATCH_ROWS entries.
+// FLUSH_MS and as soon as it holds BATCH_ROWS entries. A write takes at most WRITE_MAX_ROWS; when
+// the buffer holds CONCURRENT_ROWS while a write is in flight (the load outruns one writer), a
+// second write starts beside it (WRITE_CONCURRENCY), so copying one batch overlaps committing the
+// other.
 //
 // While the database is down or hangs, each write has a deadline and failed writes back off
 // exponentially (one short log line per attempt), so the request path costs the same as when the
@@ -24,6 +27,9 @@ import { onShutdown } from '@/lib/shutdown'
 
 const FLUSH_MS = 2000
 const BATCH_ROWS = 500
+const CONCURRENT_ROWS = 5000
+const WRITE_MAX_ROWS = 20_000
+const WRITE_CONCURRENCY = 2
 const MAX_BUFFERED = 20_000
 const WRITE_TIMEOUT_MS = 10_000
 const BACKOFF_MIN_MS = 1000
@@ -81,6 +87,8 @@ export interface RequestLogWriterOptions {
   writeTimeoutMs?: number
   backoffMinMs?: number
   backoffMaxMs?: number
+  /** Writes in flight at most (WRITE_CONCURRENCY). */
+  concurrency?: number
 }
 
 /** The database's own words, short: drivers put the whole statement and its parameters in the message. */
@@ -101,9 +109,11 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   const backoffMaxMs = opts.backoffMaxMs ?? BACKOFF_MAX_MS
   const spool = opts.spool ?? null
   let buffer: Row[] = []
-  /** The batch being written: not in `buffer`, not yet acknowledged. */
-  let inflight: Row[] = []
-  let running: Promise<void> | null = null
+  /** The batches being written: not in `buffer`, not yet acknowledged. */
+  const inflight = new Set<Row[]>()
+  const running = new Set<Promise<void>>()
+  const concurrency = Math.max(1, opts.concurrency ?? WRITE_CONCURRENCY)
+  const inflightRows = () => [...inflight].flat()
   let spilling: Promise<void> = Promise.resolve()
   let dropped = 0
   let droppedLogged = 0
@@ -184,19 +194,21 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     }
   }
 
-  async function writeOnce(timeoutMs = writeTimeoutMs) {
+  async function writeOnce(timeoutMs = writeTimeoutMs, all = false) {
     if (Date.now() < retryAt) return
     if (buffer.length > 0) {
-      inflight = buffer
-      buffer = []
-      const ok = await attempt(inflight, timeoutMs)
+      const batch = all || buffer.length <= WRITE_MAX_ROWS ? buffer : buffer.slice(0, WRITE_MAX_ROWS)
+      buffer = batch === buffer ? [] : buffer.slice(batch.length)
+      inflight.add(batch)
+      const ok = await attempt(batch, timeoutMs)
+      inflight.delete(batch)
       if (!ok) {
-        buffer = inflight.concat(buffer)
+        buffer = batch.concat(buffer)
         trim()
       }
-      inflight = []
       return
     }
+    if (running.size > 0) return // the spool is written back while no other write is in flight
     // Memory is empty: write back what was spooled (the backoff above paces attempts while it fails).
     if (spool?.hasWaiting() && !stopped) {
       await spilling
@@ -213,11 +225,15 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     }
   }
 
+  /** Starts a write unless `concurrency` are in flight; resolves when the writes in flight end. */
   function flush(): Promise<void> {
-    running ??= writeOnce()
-      .catch((error) => log.error('request log: flush failed', { error: briefError(error) }))
-      .finally(() => (running = null))
-    return running
+    if (running.size < concurrency) {
+      const write: Promise<void> = writeOnce()
+        .catch((error) => log.error('request log: flush failed', { error: briefError(error) }))
+        .finally(() => running.delete(write))
+      running.add(write)
+    }
+    return Promise.all(running).then(() => undefined)
   }
 
   const timer = setInterval(() => void flush(), opts.flushMs ?? FLUSH_MS)
@@ -233,10 +249,10 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
         buffer = []
       }
       buffer.push(toRow(entry))
-      if (buffer.length >= BATCH_ROWS && !running && Date.now() >= retryAt) void flush()
+      if (Date.now() >= retryAt && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency)) void flush()
     },
     flush: async () => {
-      await running
+      await Promise.all(running)
       await flush()
       await spilling
     },
@@ -246,14 +262,14 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       const deadline = Date.now() + deadlineMs
       const left = () => Math.max(1, deadline - Date.now())
       // A write in flight may still be acknowledged in time; one more attempt for the rest.
-      if (running) await Promise.race([running, sleep(left())])
-      if (!running && buffer.length > 0) {
+      if (running.size) await Promise.race([Promise.all(running), sleep(left())])
+      if (running.size === 0 && buffer.length > 0) {
         retryAt = 0
-        await writeOnce(left())
+        await writeOnce(left(), true)
       }
-      const unwritten = inflight.concat(buffer)
+      const unwritten = inflightRows().concat(buffer)
       buffer = []
-      inflight = []
+      inflight.clear()
       spill(unwritten)
       await spilling
       if (unwritten.length > 0)
@@ -263,14 +279,14 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     abandon() {
       stopped = true
       clearInterval(timer)
-      const unwritten = inflight.concat(buffer).map(toSpoolRow)
+      const unwritten = inflightRows().concat(buffer).map(toSpoolRow)
       buffer = []
-      inflight = []
+      inflight.clear()
       if (spool && unwritten.length) countDropped(spool.appendSync(unwritten))
       else countDropped(unwritten.length)
     },
     pending: () => buffer.length,
-    status: () => ({ pending: buffer.length + inflight.length, spooledBytes: spool?.bytes() ?? 0, dropped, failures, retryAt: retryAt > Date.now() ? retryAt : null }),
+    status: () => ({ pending: buffer.length + inflightRows().length, spooledBytes: spool?.bytes() ?? 0, dropped, failures, retryAt: retryAt > Date.now() ? retryAt : null }),
   }
 }
 

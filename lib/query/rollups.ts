@@ -102,9 +102,10 @@ function durationBucketSql(column: string): SQL {
 /**
  * `"minutes" AS (…), "rolled" AS (INSERT … ON CONFLICT … DO UPDATE)`: the rollup of the rows of
  * `source` (a relation with the dataset's columns) added to the rollup table. Deltas are applied
- * in key order, so concurrent writers lock rollup rows in the same order.
+ * in key order, so concurrent writers lock rollup rows in the same order (byte order for text:
+ * any total order will do, and "C" compares fastest).
  */
-function rollupCtes(spec: RollupSpec, source: SQL): SQL {
+function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
   const text = new Set(spec.dataset.columns.filter((c) => c.type === 'text').map((c) => c.name))
   const dims = spec.dimensions
   const inner = [
@@ -125,7 +126,13 @@ function rollupCtes(spec: RollupSpec, source: SQL): SQL {
   const sets = [spec.latency ? sql`("duration_bucket")` : sql`()`, ...dims.map((d) => sql`(${id(d)})`)]
   const key = keyColumns(spec)
   const m = measures(spec)
-  const table = id(spec.table)
+  const table = id(into ?? spec.table)
+  // Into an empty table of its own (a day rebuilt whole): every key is new, so neither the sort
+  // nor the conflict check is needed.
+  const apply = into
+    ? sql``
+    : sql` ORDER BY ${sql.join(key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))), sql`, `)}
+  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}`
   return sql`"minutes" AS (
   SELECT date_trunc('minute', "t", 'UTC') AS "bucket", ${dimensionName} AS "dimension", ${list(grouped)}, ${sql.join(aggregates, sql`, `)}
   FROM (SELECT ${sql.join(inner, sql`, `)} FROM ${source}) AS "batch"
@@ -136,35 +143,57 @@ function rollupCtes(spec: RollupSpec, source: SQL): SQL {
     SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"
     UNION ALL
     SELECT "dimension", 'hour', date_trunc('hour', "bucket", 'UTC'), ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "minutes" GROUP BY 1, 3, ${list(grouped)}
-  ) AS "deltas" ORDER BY ${list(key)}
-  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}
+  ) AS "deltas"${apply}
 )`
 }
 
 export type InsertValue = string | number | boolean | Date | null | undefined
 
-/**
- * Inserts rows (keyed by the table's property names, all of one shape) and adds them to the
- * dataset's rollup, in ONE statement: rows skipped by `ON CONFLICT (conflict) DO NOTHING` (a replay)
- * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter.
- */
-export async function insertWithRollup(db: Pick<Db, 'execute'>, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
-  if (rows.length === 0) return 0
-  const spec = rollupSpec(DATASETS[datasetId])
-  const columns = Object.entries(getTableColumns(DATASET_TABLES[datasetId].rows))
-    .filter(([prop]) => prop in rows[0])
+export interface InsertColumn {
+  /** Property name in the rows (the Drizzle table's key). */
+  prop: string
+  /** Column name in the database. */
+  name: string
+  /** SQL type, as the table declares it. */
+  type: string
+}
+
+/** The columns of a dataset's table that `row` sets, in table order. */
+export function insertColumns(datasetId: DatasetId, row: Record<string, InsertValue>): InsertColumn[] {
+  return Object.entries(getTableColumns(DATASET_TABLES[datasetId].rows))
+    .filter(([prop]) => prop in row)
     .map(([prop, column]) => ({ prop, name: column.name, type: column.getSQLType() }))
-  const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.prop] ?? null]))))
-  const names = columns.map((c) => c.name)
-  const recordType = sql.join(columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`), sql`, `)
-  const statement = sql`WITH "inserted" AS (
+}
+
+/**
+ * One statement: `INSERT INTO <dataset table> (names) SELECT names FROM <source> ON CONFLICT
+ * (conflict) DO NOTHING`, whose inserted rows (RETURNING, so never the skipped ones) are added to
+ * the rollup by the same statement. It answers one row, `inserted`.
+ */
+export function insertSelectWithRollupSql(datasetId: DatasetId, names: string[], source: SQL, conflict: string[]): SQL {
+  const spec = rollupSpec(DATASETS[datasetId])
+  return sql`WITH "inserted" AS (
   INSERT INTO ${id(spec.dataset.table)} (${list(names)})
-  SELECT ${list(names)} FROM json_to_recordset(${json}::json) AS "r"(${recordType})
+  SELECT ${list(names)} FROM ${source}
   ON CONFLICT (${list(conflict)}) DO NOTHING
   RETURNING ${list(sourceColumns(spec))}
 ), ${rollupCtes(spec, sql`"inserted"`)}
 SELECT count(*)::int AS "inserted" FROM "inserted"`
-  const result = (await db.execute(statement)) as unknown as { rows: Array<{ inserted: number | string }> }
+}
+
+/**
+ * Inserts rows (keyed by the table's property names, all of one shape) and adds them to the
+ * dataset's rollup, in ONE statement: rows skipped by `ON CONFLICT (conflict) DO NOTHING` (a replay)
+ * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter; the
+ * staging path (lib/query/bulk-insert.ts) uses this where it cannot COPY.
+ */
+export async function insertWithRollup(db: Pick<Db, 'execute'>, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
+  if (rows.length === 0) return 0
+  const columns = insertColumns(datasetId, rows[0])
+  const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.prop] ?? null]))))
+  const recordType = sql.join(columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`), sql`, `)
+  const source = sql`json_to_recordset(${json}::json) AS "r"(${recordType})`
+  const result = (await db.execute(insertSelectWithRollupSql(datasetId, columns.map((c) => c.name), source, conflict))) as unknown as { rows: Array<{ inserted: number | string }> }
   return Number(result.rows[0].inserted)
 }
 
@@ -180,6 +209,15 @@ export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
     sql`TRUNCATE ${id(spec.table)}`,
     sql`WITH ${rollupCtes(spec, sql`${id(spec.dataset.table)}`)} SELECT count(*) AS "minutes" FROM "minutes"`,
   ]
+}
+
+/**
+ * One statement that inserts the rollup of `source` (rows of the dataset) into `into`, an empty
+ * table shaped like the rollup (no ON CONFLICT: the keys of one aggregation are distinct). Used to
+ * build a day's rollup partition before attaching it (lib/query/seed.ts).
+ */
+export function rollupIntoSql(datasetId: DatasetId, source: SQL, into: string): SQL {
+  return sql`WITH ${rollupCtes(rollupSpec(DATASETS[datasetId]), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`
 }
 
 export async function rebuildRollup(db: Db, datasetId: DatasetId): Promise<void> {

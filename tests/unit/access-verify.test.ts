@@ -88,6 +88,30 @@ describe('verifyAccessToken', () => {
   })
 })
 
+describe('remembered verdicts', () => {
+  it('remembers an accepted token per settings, and never a refusal', async () => {
+    const s = fresh()
+    const token = await signToken(rsa, { jti: 'remembered' })
+    expect((await verifyAccessToken(token, s)).ok).toBe(true)
+    const before = jwks.fetches()
+    jwks.fail(true)
+    try {
+      // Accepted again without the key set: the verdict was remembered.
+      expect(await verifyAccessToken(token, s)).toMatchObject({ ok: true, identity: { email: 'ana@example.com' } })
+      // Other settings are another verdict: the allow-list still applies.
+      expect(await verifyAccessToken(token, { ...s, allowedEmails: ['ben@example.com'] })).toMatchObject({ ok: false, kind: 'not_allowed' })
+      // A token never seen with these settings still needs the key set.
+      expect(await verifyAccessToken(token, fresh())).toMatchObject({ ok: false, kind: 'keys_unavailable' })
+    } finally {
+      jwks.fail(false)
+    }
+    expect(jwks.fetches() - before).toBe(1) // only for the settings that had not seen the token
+    const forged = `${token.split('.').slice(0, 2).join('.')}.${(await signToken(stranger)).split('.')[2]}`
+    expect((await verifyAccessToken(forged, s)).ok).toBe(false)
+    expect((await verifyAccessToken(forged, s)).ok).toBe(false)
+  })
+})
+
 describe('key set caching', () => {
   it('fetches the key set once for many tokens and does not refetch for unknown kids within the cooldown', async () => {
     const s = fresh({ cooldownMs: 10 * 60_000 })

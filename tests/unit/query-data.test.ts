@@ -405,7 +405,8 @@ describe(`ingest (${driverName})`, () => {
 
   it('inserts nothing when the batch fails part-way', async () => {
     const before = await snapshot()
-    // The second 10,000-row statement fails as a lost connection would.
+    // The batch's second statement fails as a lost connection would: the insert from the staging
+    // table after COPY (node-postgres, PGlite), or the second 10,000-row JSON chunk (Neon).
     const lines = Array.from({ length: 10_600 }, (_, i) => JSON.stringify({ Datetime: `${DAY}T13:00:00Z`, QueryID: `atomic-${i}` })).join('\n')
     let statements = 0
     const failing = new Proxy(database.db, {
@@ -457,11 +458,11 @@ describe(`idempotent request log (${driverName})`, () => {
     let writes = 0
     const lossy = new Proxy(database.db, {
       get: (target, prop, receiver) =>
-        prop !== 'execute'
+        prop !== 'transaction'
           ? Reflect.get(target, prop, receiver)
-          : async (query: never) => {
-              const result = await target.execute(query)
-              if (++writes <= 2) throw new Error('Connection terminated: acknowledgement lost')
+          : async (fn: never) => {
+              const result = await target.transaction(fn) // committed…
+              if (++writes <= 2) throw new Error('Connection terminated: acknowledgement lost') // …but the answer is lost
               return result
             },
     })

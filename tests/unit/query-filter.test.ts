@@ -155,3 +155,14 @@ describe('datasets', () => {
     for (const id of ['dns', 'http', 'network', 'sessions'] as const) for (const c of DATASETS[id].columns) if (c.name !== 'demo') expect(c.source, `${id}.${c.name}`).toMatch(/^[A-Z][A-Za-z]+$/)
   })
 })
+
+describe('filter: checked once, remembered per dataset', () => {
+  it('answers a repeated filter as the first time, per dataset, and keeps refusing a bad one', async () => {
+    const first = await checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.requests)
+    first.columns.push('tampered') // a caller changing its copy changes nothing remembered
+    expect(await checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.requests)).toEqual({ sql: "status >= 500 AND route LIKE '/api/%'", columns: ['route', 'status'] })
+    // The same text on another dataset is checked against that dataset's columns.
+    await expect(checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.dns)).rejects.toThrow(AppError)
+    for (let i = 0; i < 2; i++) await expect(checkFilter('status = 1; DROP TABLE request_log', DATASETS.requests)).rejects.toThrow(AppError)
+  })
+})

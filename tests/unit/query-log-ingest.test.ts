@@ -41,7 +41,9 @@ describe('request log writer', () => {
       state.batches.push(rows.map((r) => ({ requestId: r.request_id, clientIp: r.client_ip })))
       return { rows: [{ inserted: rows.length }] }
     }
-    return { state, db: { execute } as unknown as Db }
+    // No connection of its own to COPY through: the rows take the JSON path (lib/query/bulk-insert.ts).
+    const tx = { execute }
+    return { state, db: { execute, transaction: (fn: (t: typeof tx) => Promise<unknown>) => fn(tx) } as unknown as Db }
   }
 
   it('records without writing, then writes one batch on flush', async () => {
@@ -61,6 +63,35 @@ describe('request log writer', () => {
     writer.record(entry('timer'))
     await expect.poll(() => state.batches.length, { timeout: 2000 }).toBe(1)
     await writer.stop()
+  })
+
+  it('starts a second write beside a slow one once the buffer grows, never a third, and writes every entry once', async () => {
+    const { state, db } = fakeDb()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let active = 0
+    let most = 0
+    const slow = {
+      transaction: async (fn: never) => {
+        most = Math.max(most, ++active)
+        await gate
+        try {
+          return await db.transaction(fn)
+        } finally {
+          active--
+        }
+      },
+    } as unknown as Db
+    const writer = createRequestLogWriter({ db: async () => slow, flushMs: 60_000 })
+    for (let i = 0; i < 7000; i++) writer.record(entry(`c${i}`)) // 500 start a write, 5,000 more a second one
+    await expect.poll(() => active).toBe(2)
+    expect(writer.status().pending).toBe(7000)
+    release()
+    await writer.stop()
+    expect(most).toBe(2)
+    expect(state.batches.map((b) => b.length).sort((a, b) => a - b)).toEqual([500, 1500, 5000])
+    const ids = state.batches.flat().map((r) => r.requestId)
+    expect(new Set(ids).size).toBe(7000)
   })
 
   it('keeps entries while the database is down and writes them once it is back', async () => {
