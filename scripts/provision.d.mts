@@ -25,14 +25,14 @@ export interface Machine {
   probe(env: Record<string, string | undefined>, needs: Needs): Promise<Facts>
   runStep(step: Step): Promise<void>
 }
-export const DEFAULT_CHROMIUM: string
-export const DEFAULT_DATABASE_URL: string
-export const DEFAULT_REDIS_URL: string
-export const DEFAULT_DATABASES: string[]
-export function planProvisioning(facts: Facts): { steps: Step[]; problems: Problem[] }
-export function formatProblems(problems: Problem[]): string
-export function needsOf(stageNames: string[]): Needs
-export function describeStep(step: Step): string
-export function probeMachine(env?: Record<string, string | undefined>, needs?: Needs): Promise<Facts>
-export function runStep(step: Step): Promise<void>
-export function provision(options?: { env?: Record<string, string | undefined>; needs?: Needs; machine?: Machine; log?: (line: string) => void }): Promise<{ steps: Step[] }>
+export declare const DEFAULT_CHROMIUM: string
+export declare const DEFAULT_DATABASE_URL: string
+export declare const DEFAULT_REDIS_URL: string
+export declare const DEFAULT_DATABASES: string[]
+export declare function planProvisioning(facts: Facts): { steps: Step[]; problems: Problem[] }
+export declare function formatProblems(problems: Problem[]): string
+export declare function needsOf(stageNames: string[]): Needs
+export declare function describeStep(step: Step): string
+export declare function probeMachine(env?: Record<string, string | undefined>, needs?: Needs): Promise<Facts>
+export declare function runStep(step: Step): Promise<void>
+export declare function provision(options?: { env?: Record<string, string | undefined>; needs?: Needs; machine?: Machine; log?: (line: string) => void }): Promise<{ steps: Step[] }>
