@@ -214,3 +214,19 @@ describe(`job status for /api/health (${driverName})`, { timeout: 60_000 }, () =
     expect(status['message-center-dedupe']).toEqual({ schedule: '45 3 * * *', lastSuccess: null, lastRun: null, dueBy: null, overdue: false })
   })
 })
+
+describe('cron route authorisation', () => {
+  it('accepts only `Bearer <CRON_SECRET>`, and nothing at all without a configured secret', async () => {
+    const { cronAuthProblem, isCronSecret } = await import('@/lib/jobs/cron')
+    const secret = 's3cret-value-of-some-length'
+    expect(cronAuthProblem(`Bearer ${secret}`, undefined)).toEqual({ code: 'forbidden', message: expect.stringMatching(/CRON_SECRET is not configured/) })
+    expect(cronAuthProblem(`Bearer ${secret}`, '')).toMatchObject({ code: 'forbidden' })
+    expect(cronAuthProblem(`Bearer ${secret}`, secret)).toBeNull()
+    expect(cronAuthProblem(`bearer ${secret}`, secret)).toBeNull()
+    for (const header of [null, '', secret, `Basic ${secret}`, `Bearer ${secret}x`, `Bearer ${secret.slice(0, -1)}`, `Bearer ${secret} extra`, 'Bearer '])
+      expect(cronAuthProblem(header, secret), String(header)).toMatchObject({ code: 'unauthorized' })
+    // Digests of equal length whatever the inputs' lengths: timingSafeEqual never throws.
+    expect(isCronSecret('a', 'a much longer secret than the presented one')).toBe(false)
+    expect(isCronSecret(secret, secret)).toBe(true)
+  })
+})

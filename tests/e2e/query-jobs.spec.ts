@@ -1,0 +1,45 @@
+import { expect, test } from '@playwright/test'
+
+// The scheduled jobs' history in the query application (demo rows seeded before the server
+// started, see playwright.config.ts): the grade and status changes of the platform domains, and
+// the job runs by outcome, each a click away from the rows behind them.
+
+test('domain checks: the dashboard shows what changed, and a change filters the rows to it', async ({ page }) => {
+  await page.goto('/query/dashboard?dataset=domain_checks&range=30d')
+  const changes = page.getByRole('region', { name: 'Grade and status changes', exact: true })
+  await expect(changes.getByRole('listitem').first()).toContainText('→')
+  await expect(page.getByRole('region', { name: 'Grade and status changes over time' })).toBeVisible()
+  const first = changes.getByRole('listitem').first().getByRole('link').first()
+  const change = (await first.textContent())!.trim()
+  await first.click()
+  // Quoted: CHANGE is an SQL keyword.
+  await expect(page).toHaveURL(/filter=%22change%22/)
+  await expect(changes.getByRole('listitem')).toHaveCount(1)
+  await expect(changes.getByRole('listitem')).toContainText(change)
+
+  // The rows behind it, through the "Changes" quick filter.
+  await page.goto('/query?dataset=domain_checks&range=30d')
+  await page.getByRole('group', { name: 'Quick filters' }).getByRole('link', { name: 'Changes' }).click()
+  await expect(page).toHaveURL(/filter=changed/)
+  await expect(page.getByTestId('sql').first()).toContainText('AND (changed = true)')
+  const column = (await page.getByRole('columnheader').allTextContents()).indexOf('change')
+  const values = await page.locator(`tbody tr td:nth-child(${column + 1})`).allTextContents()
+  expect(values.length).toBeGreaterThan(0)
+  expect(values.every((v) => v.includes('→'))).toBe(true)
+  expect(change).toMatch(/^(grade|status) \S+ → \S+$/)
+})
+
+test('job runs: runs by outcome over time, and the failed runs with their error', async ({ page }) => {
+  await page.goto('/query/dashboard?dataset=job_runs&range=7d')
+  await expect(page.getByRole('region', { name: 'Runs by outcome over time' })).toBeVisible()
+  await expect(page.getByRole('region', { name: 'Outcomes' })).toContainText('succeeded')
+  await page.goto('/query?dataset=job_runs&range=7d')
+  await page.getByRole('group', { name: 'Quick filters' }).getByRole('link', { name: 'Failed' }).click()
+  await expect(page.getByTestId('sql').first()).toContainText("AND (outcome = 'failed')")
+  await expect(page.getByTestId('row-count')).toHaveText(/^Rows 1–\d+ of [\d,]+$/)
+  const headers = await page.getByRole('columnheader').allTextContents()
+  const outcomes = await page.locator(`tbody tr td:nth-child(${headers.indexOf('outcome') + 1})`).allTextContents()
+  expect(new Set(outcomes)).toEqual(new Set(['failed']))
+  const errors = await page.locator(`tbody tr td:nth-child(${headers.indexOf('error') + 1})`).allTextContents()
+  expect(errors.every((e) => e.length > 0)).toBe(true)
+})
