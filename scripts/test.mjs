@@ -57,8 +57,9 @@ const stages = [
   // …and through the Neon driver, over a loopback WebSocket relay to the same Postgres.
   vitest('unit', 'unit-neon', { QUERY_TEST_DATABASE_URL: testDatabaseUrl, QUERY_TEST_DRIVER: 'neon' }, QUERY_DATA_SUITES),
   vitest('integration', 'integration'),
-  // The query application's routes and pages ran on PGlite above; again on the real Postgres.
-  vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts']),
+  // The query application's routes and pages and the jobs ran on PGlite above; again on the real
+  // Postgres, where the jobs' lock is also held from another process.
+  vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts', 'tests/integration/jobs.test.ts']),
   // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
   // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
   // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).

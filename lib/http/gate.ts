@@ -93,6 +93,11 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
     const message = `Method ${req.method} is not allowed here; this path answers ${methods.join(', ')}.`
     return reject(405, errorBody(atPath[0].errorFormat ?? 'envelope', 'method_not_allowed', message, requestId), { Allow: methods.join(', ') })
   }
+  // The cron routes answer GET only (Vercel Cron's method); anything else gets the same 405.
+  if (path.startsWith('/api/cron/') && req.method !== 'GET') {
+    const message = `Method ${req.method} is not allowed here; cron routes answer GET.`
+    return reject(405, errorBody('errorString', 'method_not_allowed', message, requestId), { Allow: 'GET' })
+  }
   if (internal) {
     const problem = internalKeyProblem(req.headers.get(INTERNAL_KEY_HEADER))
     if (problem) return reject(403, errorBody('errorString', 'forbidden', problem, requestId))

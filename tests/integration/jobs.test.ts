@@ -130,6 +130,13 @@ describe(`cron routes (${driverName})`, () => {
       const body = await res.json()
       expect(body).toEqual({ error: expect.stringMatching(/^(Missing|Invalid) cron secret/), requestId: res.headers.get('x-request-id') })
     }
+    // Any other method: 405 with Allow, in the same shape, before the secret is even read.
+    for (const method of ['POST', 'PUT', 'DELETE', 'HEAD']) {
+      const res = await fetch(`${app.url}/api/cron/message-center-publish`, { method, headers: { authorization: bearer() } })
+      expect(res.status, method).toBe(405)
+      expect(res.headers.get('allow')).toBe('GET')
+      if (method !== 'HEAD') expect(await res.json()).toEqual({ error: expect.stringContaining('cron routes answer GET'), requestId: res.headers.get('x-request-id') })
+    }
     // Unknown jobs are only named to a caller holding the secret.
     expect((await cron('no-such-job')).status).toBe(401)
     expect((await cron('no-such-job', bearer())).status).toBe(404)
@@ -189,7 +196,9 @@ describe(`npm run job (${driverName})`, () => {
     expect(stderr).toMatch(/unknown job "no-such-job"[\s\S]*message-center-publish\|message-center-dedupe\|domain-posture\|partition-maintenance/)
   }, 60_000)
 
-  it.skipIf(!pgUrl)('while another process holds the job, says "already running" (exit 75) and the cron route and HTTP operation skip too', async () => {
+  // Two processes on one database need a real Postgres (one process owns a PGlite directory): this
+  // test exists in the Postgres run of this file (stage integration-postgres of `npm test`).
+  if (pgUrl) it('while another process holds the job, says "already running" (exit 75) and the cron route and HTTP operation skip too', async () => {
     const holder = new pg.Client({ connectionString: pgUrl })
     await holder.connect()
     try {
