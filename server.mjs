@@ -5,9 +5,17 @@
 // (lib/access/local-operator.ts), whose link it prints with the other surfaces' addresses.
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
+import v8 from 'node:v8'
 import next from 'next'
 import { drainOnSignals } from './server/drain.mjs'
 import { answerClientError, capRequestBody } from './server/transport.mjs'
+
+// On the embedded defaults, WebAssembly (PGlite, the filter parser) is compiled by V8's baseline
+// compiler only: tiering hot functions up to the optimising compiler kept about 60 MB more
+// resident (its code and compile-time memory) for little gain on an embedded database's small
+// queries (bench scenario `memory`, README). x64 and arm64, where the baseline compiler handles
+// every instruction; elsewhere, and with DATABASE_URL, V8's defaults stay.
+if (!process.env.DATABASE_URL && ['x64', 'arm64'].includes(process.arch)) v8.setFlagsFromString('--liftoff-only')
 
 const port = Number(process.env.PORT ?? 3000)
 const hostname = process.env.HOST || '127.0.0.1'

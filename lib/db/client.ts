@@ -126,10 +126,11 @@ async function underMigrationLock(client: PooledClient, run: () => Promise<void>
 /**
  * Settings for the embedded PGlite, on top of its own start parameters. PGlite's postgresql.conf
  * sizes it like a server (shared_buffers 160 MB, in the WASM heap, touched as pages are read); one
- * process and a few operators need far less. Measured (bench scenario `memory`, README): the RSS
- * of a reopened database after a little work falls from about 350 MB to about 220 MB.
+ * process and a few operators need far less. With these and baseline-only WebAssembly compilation
+ * (server.mjs), a reopened database after a few hundred queries adds about 70 MB to a process
+ * instead of about 140 MB (measured standalone; the server's figure: bench scenario `memory`).
  */
-export const PGLITE_SETTINGS = { shared_buffers: '16MB', work_mem: '4MB', maintenance_work_mem: '16MB', temp_buffers: '2MB', wal_buffers: '512kB' }
+export const PGLITE_SETTINGS = { shared_buffers: '8MB', work_mem: '4MB', maintenance_work_mem: '16MB', temp_buffers: '2MB', wal_buffers: '512kB' }
 
 /**
  * Opens PGlite in `dir`. A new directory is initialised (initdb) in a short-lived child process
