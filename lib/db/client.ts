@@ -1,5 +1,5 @@
 import 'server-only'
-import { spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -140,19 +140,23 @@ export const PGLITE_SETTINGS = { shared_buffers: '8MB', work_mem: '4MB', mainten
 async function openPglite(dir: string): Promise<PGlite> {
   if (!dir.startsWith('memory://')) {
     mkdirSync(dir, { recursive: true })
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) initialisePgliteDirectory(dir)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
   }
   const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
   return PGlite.create(dir, { startParams })
 }
 
-function initialisePgliteDirectory(dir: string) {
+async function initialisePgliteDirectory(dir: string): Promise<void> {
   const script = "import { PGlite } from '@electric-sql/pglite'; const c = await PGlite.create(process.env.PGLITE_INIT_DIR); await c.close()"
   const t0 = performance.now()
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, encoding: 'utf8', timeout: 120_000 })
-  if (r.status === 0) return log.info('embedded database initialised', { dir, ms: Math.round(performance.now() - t0) })
+  const failure = await new Promise<string | null>((resolve) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, timeout: 120_000 }, (error, _stdout, stderr) =>
+      resolve(error ? (stderr || error.message).slice(0, 500) : null),
+    )
+  })
+  if (!failure) return log.info('embedded database initialised', { dir, ms: Math.round(performance.now() - t0) })
   // Not fatal: PGlite initialises the directory itself, at the cost of the memory above.
-  log.warn('could not initialise the embedded database in a child process; initialising it in this one', { dir, error: (r.stderr || r.error?.message || `exit ${r.status}`).slice(0, 500) })
+  log.warn('could not initialise the embedded database in a child process; initialising it in this one', { dir, error: failure })
 }
 
 export async function createDatabase(s: DatabaseSettings): Promise<Database> {
@@ -261,16 +265,6 @@ export function getDatabase(): Promise<Database> {
 }
 
 const READY = Symbol.for('utility-api.database-ready')
-const ON_READY = Symbol.for('utility-api.database-on-ready')
-
-const readyHooks = () => ((globalThis as Record<symbol, unknown>)[ON_READY] ??= { done: false, waiting: [] }) as { done: boolean; waiting: Array<() => void> }
-
-/** Runs `fn` once the process-wide database is first ready (at once if it already was). */
-export function onceDatabaseReady(fn: () => void) {
-  const hooks = readyHooks()
-  if (hooks.done) fn()
-  else hooks.waiting.push(fn)
-}
 
 /**
  * The process-wide database with its migrations applied. Start-up calls this eagerly; the query
@@ -289,11 +283,6 @@ export function getReadyDatabase(): Promise<Database> {
         const t0 = performance.now()
         await seedDemoRows(database, demoRows)
         log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: demoRows, ms: Math.round(performance.now() - t0) })
-      }
-      const hooks = readyHooks()
-      if (!hooks.done) {
-        hooks.done = true
-        for (const fn of hooks.waiting.splice(0)) fn()
       }
       return database
     })

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../helpers/app'
 
 // What `npm start` gives on a fresh clone: a loopback listener unless HOST says otherwise, the
-// embedded database opened on first use, and public/ (favicon, robots.txt).
+// embedded database, and public/ (favicon, robots.txt).
 
 let app: RunningApp
 
@@ -14,9 +14,9 @@ beforeAll(async () => {
 afterAll(() => app?.stop())
 
 describe('npm start on the embedded defaults', () => {
-  it('listens on 127.0.0.1 when HOST is not set, and opens the embedded database on first use', async () => {
+  it('listens on 127.0.0.1 when HOST is not set, on the embedded database', async () => {
     expect(app.logs()).toContain(`listening on http://127.0.0.1:${app.port}`)
-    expect(app.logs()).toContain('embedded database opens on first use')
+    expect(app.logs()).toMatch(/"msg":"database ready","driver":"pglite"/)
     expect(app.logs()).toContain('Only this machine can connect. To listen publicly: HOST=0.0.0.0 npm start')
   })
 
