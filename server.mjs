@@ -77,7 +77,13 @@ function startupLines(summary) {
   const shown = wildcard ? '127.0.0.1' : hostname.includes(':') ? `[${hostname}]` : hostname
   const base = `http://${shown}:${port}`
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(hostname) || hostname.startsWith('127.')
-  const local = loopback && summary?.localOperator
+  const local = loopback && summary?.access === 'local'
+  const queryNote =
+    summary?.access === 'verify'
+      ? 'behind the access policy'
+      : summary?.access === 'unconfigured'
+        ? 'no access policy: every request answers 503 until it is configured, README “Access policy”'
+        : 'local operator off: the server listens on a public address'
   const lines = [
     '',
     `Utility API on ${base}${wildcard ? ` (listening on ${hostname}: every interface)` : ''}`,
@@ -87,14 +93,13 @@ function startupLines(summary) {
     `  MCP       ${base}/api/mcp (POST, Streamable HTTP; the landing page shows a client configuration)`,
     local
       ? `  query     ${base}/query?key=${localOperator.key}  (open this link in a browser on this machine; the key changes at every start)`
-      : `  query     ${base}/query (${summary?.localOperator === false ? 'behind the access policy' : 'local operator off: the server listens on a public address'})`,
+      : `  query     ${base}/query (${queryNote})`,
   ]
   if (summary) {
     lines.push('', 'Running on:')
     lines.push(`  database     ${summary.database}`)
     lines.push(`  rate limits  ${summary.rateLimit}`)
     lines.push(`  secrets      ${summary.secrets.length ? summary.secrets.join(', ') : 'none set (internal operations, Logpush ingest and the access policy are off)'}`)
-    if (summary.demoNote) lines.push(`  demo rows    ${summary.demoNote}`)
   }
   lines.push('')
   lines.push(

@@ -31,7 +31,7 @@ async function startServices() {
     database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
     rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
     secrets,
-    localOperator: accessMode(config).kind === 'local',
+    access: accessMode(config).kind,
   })
   // What server.mjs needs from the application: each request's body limit and the grace period.
   const { registerBodyLimit } = await import('@/lib/http/body-limit')
