@@ -31,7 +31,7 @@ async function startServices() {
     database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
     rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
     secrets,
-    localOperator: accessMode(config).kind === 'local',
+    access: accessMode(config).kind,
   })
   // What server.mjs needs from the application: each request's body limit and the grace period.
   const { registerBodyLimit } = await import('@/lib/http/body-limit')
@@ -41,26 +41,24 @@ async function startServices() {
 
   // Query application data: migrate (idempotent), then record requests. A database that is down
   // at start does not stop the API; it is retried on first use and shows in /api/health. The
-  // embedded PGlite starts lazily instead, on first use (a request to log, a query page): until
-  // then it costs no memory.
-  const { getReadyDatabase, onceDatabaseReady } = await import('@/lib/db/client')
+  // embedded PGlite opens here too, before the first request: it runs on this thread, and opening
+  // it (migrations, a first start's demo rows) on a request's path stalled every other request for
+  // seconds.
+  const { getReadyDatabase } = await import('@/lib/db/client')
   const { startRequestLog } = await import('@/lib/query/request-log-writer')
   const { startPartitionMaintenance } = await import('@/lib/query/partitions')
-  if (config.DATABASE_URL) {
-    try {
-      const database = await getReadyDatabase()
-      log.info('database ready', { driver: database.driver, target: describeTarget(config) })
-    } catch (error) {
-      log.error('database unavailable at start-up; migrations will be retried on first use', {
-        target: describeTarget(config),
-        error: error instanceof Error ? error.message : String(error),
-      })
-    }
-  } else log.info('embedded database opens on first use', { target: describeTarget(config) })
+  try {
+    const database = await getReadyDatabase()
+    log.info('database ready', { driver: database.driver, target: describeTarget(config) })
+  } catch (error) {
+    log.error('database unavailable at start-up; migrations will be retried on first use', {
+      target: describeTarget(config),
+      error: error instanceof Error ? error.message : String(error),
+    })
+  }
   startRequestLog()
-  // Day partitions ahead of time, the default partitions drained, expired days dropped; from the
-  // moment the database is open.
-  onceDatabaseReady(() => startPartitionMaintenance(async () => (await getReadyDatabase()).db))
+  // Day partitions ahead of time, the default partitions drained, expired days dropped.
+  startPartitionMaintenance(async () => (await getReadyDatabase()).db)
 }
 
 try {

@@ -322,7 +322,7 @@ export async function runStep(step) {
     case 'apt-update':
       return run('apt-get', ['update', '-qq'], { env: apt })
     case 'apt-install':
-      return run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...step.packages], { env: apt })
+      return run('apt-get', ['install', '-y', '-qq', ...step.packages], { env: apt })
     case 'trust-postgres-loopback': {
       const version = postgresVersions().at(-1)
       if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql after installing postgresql')

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +12,7 @@ import type { BenchRow, Scenario } from '../lib'
 // mixed load: pages, the REST API, MCP, the query application (rows and dashboard, as the local
 // operator), so the request log is written all along. Baseline, in the same run and under the same
 // load shape: a minimal Next.js app (one route handler) built into a temporary directory with this
-// repository's next, served by `next start`. RSS is the sum over the server's process tree, read
+// repository's next (in .data/, removed afterwards), served by `next start`. RSS is the sum over the server's process tree, read
 // from /proc after the load. Target: ratio ≤ 1.4.
 
 const SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60)
@@ -44,11 +44,13 @@ function treeRss(pid: number): number {
 
 /** The smallest Next.js 16 app: one route handler, built with this repository's next. */
 async function startMinimalNext(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-minimal-next-'))
+  // Inside this repository (ignored by git), so it resolves this repository's next: Turbopack does
+  // not follow a node_modules symlink out of its root.
+  mkdirSync(path.join(ROOT, '.data'), { recursive: true })
+  const dir = mkdtempSync(path.join(ROOT, '.data/bench-minimal-next-'))
   mkdirSync(path.join(dir, 'app/api/hello'), { recursive: true })
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'minimal-next', private: true, type: 'module' }))
-  writeFileSync(path.join(dir, 'next.config.mjs'), 'export default {}\n')
+  writeFileSync(path.join(dir, 'next.config.mjs'), `export default { turbopack: { root: ${JSON.stringify(ROOT)} } }\n`)
   writeFileSync(path.join(dir, 'app/api/hello/route.js'), "export const dynamic = 'force-dynamic'\nexport function GET() {\n  return Response.json({ hello: 'world', time: Date.now() })\n}\n")
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' as const }
   const build = spawnSync(process.execPath, [NEXT_BIN, 'build'], { cwd: dir, env, encoding: 'utf8' })

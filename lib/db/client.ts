@@ -1,5 +1,5 @@
 import 'server-only'
-import { spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -144,10 +144,11 @@ async function underMigrationLock(client: PooledClient, run: () => Promise<void>
 /**
  * Settings for the embedded PGlite, on top of its own start parameters. PGlite's postgresql.conf
  * sizes it like a server (shared_buffers 160 MB, in the WASM heap, touched as pages are read); one
- * process and a few operators need far less. Measured (bench scenario `memory`, README): the RSS
- * of a reopened database after a little work falls from about 350 MB to about 220 MB.
+ * process and a few operators need far less. With these and baseline-only WebAssembly compilation
+ * (server.mjs), a reopened database after a few hundred queries adds about 70 MB to a process
+ * instead of about 140 MB (measured standalone; the server's figure: bench scenario `memory`).
  */
-export const PGLITE_SETTINGS = { shared_buffers: '16MB', work_mem: '4MB', maintenance_work_mem: '16MB', temp_buffers: '2MB', wal_buffers: '512kB' }
+export const PGLITE_SETTINGS = { shared_buffers: '8MB', work_mem: '4MB', maintenance_work_mem: '16MB', temp_buffers: '2MB', wal_buffers: '512kB' }
 
 /**
  * Opens PGlite in `dir`. A new directory is initialised (initdb) in a short-lived child process
@@ -157,19 +158,23 @@ export const PGLITE_SETTINGS = { shared_buffers: '16MB', work_mem: '4MB', mainte
 async function openPglite(dir: string): Promise<PGlite> {
   if (!dir.startsWith('memory://')) {
     mkdirSync(dir, { recursive: true })
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) initialisePgliteDirectory(dir)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
   }
   const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
   return PGlite.create(dir, { startParams })
 }
 
-function initialisePgliteDirectory(dir: string) {
+async function initialisePgliteDirectory(dir: string): Promise<void> {
   const script = "import { PGlite } from '@electric-sql/pglite'; const c = await PGlite.create(process.env.PGLITE_INIT_DIR); await c.close()"
   const t0 = performance.now()
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, encoding: 'utf8', timeout: 120_000 })
-  if (r.status === 0) return log.info('embedded database initialised', { dir, ms: Math.round(performance.now() - t0) })
+  const failure = await new Promise<string | null>((resolve) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, timeout: 120_000 }, (error, _stdout, stderr) =>
+      resolve(error ? (stderr || error.message).slice(0, 500) : null),
+    )
+  })
+  if (!failure) return log.info('embedded database initialised', { dir, ms: Math.round(performance.now() - t0) })
   // Not fatal: PGlite initialises the directory itself, at the cost of the memory above.
-  log.warn('could not initialise the embedded database in a child process; initialising it in this one', { dir, error: (r.stderr || r.error?.message || `exit ${r.status}`).slice(0, 500) })
+  log.warn('could not initialise the embedded database in a child process; initialising it in this one', { dir, error: failure })
 }
 
 export async function createDatabase(s: DatabaseSettings): Promise<Database> {
@@ -281,16 +286,6 @@ export function getDatabase(): Promise<Database> {
 }
 
 const READY = Symbol.for('utility-api.database-ready')
-const ON_READY = Symbol.for('utility-api.database-on-ready')
-
-const readyHooks = () => ((globalThis as Record<symbol, unknown>)[ON_READY] ??= { done: false, waiting: [] }) as { done: boolean; waiting: Array<() => void> }
-
-/** Runs `fn` once the process-wide database is first ready (at once if it already was). */
-export function onceDatabaseReady(fn: () => void) {
-  const hooks = readyHooks()
-  if (hooks.done) fn()
-  else hooks.waiting.push(fn)
-}
 
 /**
  * The process-wide database with its migrations applied. Start-up calls this eagerly; the query
@@ -309,11 +304,6 @@ export function getReadyDatabase(): Promise<Database> {
         const t0 = performance.now()
         await seedDemoRows(database, demoRows)
         log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: demoRows, ms: Math.round(performance.now() - t0) })
-      }
-      const hooks = readyHooks()
-      if (!hooks.done) {
-        hooks.done = true
-        for (const fn of hooks.waiting.splice(0)) fn()
       }
       return database
     })
