@@ -182,6 +182,8 @@ test('the table header stays in view while scrolling the rows', async ({ page })
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto('/query?dataset=requests&range=30d&limit=500')
   const wrap = page.getByTestId('rows')
+  // The histogram and notices sit above the table: bring the table's top into view, then scroll its rows.
+  await wrap.evaluate((el) => el.scrollIntoView({ block: 'start' }))
   await wrap.evaluate((el) => el.scrollBy(0, 3000))
   const header = page.getByRole('columnheader', { name: 'status' })
   const [w, h] = [await wrap.boundingBox(), await header.boundingBox()]
