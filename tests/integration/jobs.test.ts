@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase } from '@/lib/db/client'
+import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER, type JwksServer, type TestKey } from '../helpers/access-keys'
 import { startApp, type RunningApp } from '../helpers/app'
 import { loadZones } from '../helpers/dns-zones'
 import { startFakeDoh } from '../helpers/fake-doh'
@@ -34,6 +35,8 @@ let ghost: FakeGhost
 let ms: FakeMicrosoft
 let doh: Awaited<ReturnType<typeof startFakeDoh>>
 let app: RunningApp
+let jwks: JwksServer
+let accessKey: TestKey
 let unconfigured: RunningApp
 let upstreamEnv: Record<string, string>
 
@@ -44,7 +47,7 @@ const ghostWrites = () => ghost.upstream.requests.filter((r) => r.method !== 'GE
 const queryRows = async (dataset: string, filter?: string) => {
   const res = await fetch(`${app.url}/query/api/query`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: app.url, cookie: app.operatorCookie },
+    headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': await signToken(accessKey) },
     body: JSON.stringify({ dataset, dateFrom: today(), dateTo: today(), ...(filter ? { filter } : {}) }),
   })
   expect(res.status).toBe(200)
@@ -95,12 +98,17 @@ beforeAll(async () => {
   } finally {
     await database.close()
   }
-  app = await startApp({ ...upstreamEnv, CRON_SECRET: SECRET, INTERNAL_API_KEYS: KEY, NODE_ENV: 'development', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  // The query application behind its access policy: with a DATABASE_URL there is no local operator.
+  accessKey = await createTestKey('jobs-test')
+  jwks = await startJwksServer([accessKey])
+  const access = { ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER }
+  app = await startApp({ ...upstreamEnv, ...access, CRON_SECRET: SECRET, INTERNAL_API_KEYS: KEY, NODE_ENV: 'development', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
   unconfigured = await startApp({ ...upstreamEnv, INTERNAL_API_KEYS: KEY })
 }, 120_000)
 
 afterAll(async () => {
   await app?.stop()
+  await jwks?.close()
   await unconfigured?.stop()
   await ghost?.close()
   await ms?.close()
@@ -233,7 +241,7 @@ describe(`job history and health (${driverName})`, () => {
     expect(rows.filter((r) => r.outcome === 'succeeded').map((r) => JSON.parse(String(r.counts)).published)).toContain(5)
     const dashboard = await fetch(`${app.url}/query/api/dashboard`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: app.url, cookie: app.operatorCookie },
+      headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': await signToken(accessKey) },
       body: JSON.stringify({ dataset: 'job_runs', dateFrom: today(), dateTo: today() }),
     })
     expect(dashboard.status).toBe(200)
