@@ -40,13 +40,24 @@ export function Notices({ notices }: { notices: string[] }) {
 }
 
 /** Shown while a dataset holds demonstration rows: how to load real logs, how to remove the demo rows. */
+/** Datasets the scheduled jobs write (lib/jobs), not Logpush. */
+const JOB_DATASETS = ['job_runs', 'domain_checks']
+
 export function DemoNote({ dataset, ingestPath }: { dataset: string; ingestPath: string }) {
   return (
     <div className={styles.notice} role="note" data-testid="demo-note">
       <strong>This dataset holds demonstration rows</strong> (column <code>demo</code> is true), generated when the embedded database first started.
       <ul>
         <li>
-          Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header (README, “Data: seeding and ingest”).
+          {JOB_DATASETS.includes(dataset) ? (
+            <>
+              Real rows: the scheduled jobs write them as they run, from a cron route or <code>npm run job -- &lt;name&gt;</code> (README, “Scheduled jobs”).
+            </>
+          ) : (
+            <>
+              Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header (README, “Data: seeding and ingest”).
+            </>
+          )}
         </li>
         <li>
           Remove the demonstration rows: stop the server, run <code>npm run db:seed -- --remove-demo</code>, start it again. Real rows stay.

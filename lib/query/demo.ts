@@ -4,12 +4,13 @@ import { DATASETS, type DatasetId } from '@/lib/query/datasets'
 import { seed } from '@/lib/query/seed'
 
 // Demonstration rows for the embedded defaults: a fresh PGlite database (its first start, before
-// any migration) gets a few hundred rows per gateway dataset (dns, http, network, sessions), all
-// marked demo = true, so the query application shows something before any Logpush job sends real
-// logs. The request log needs none: it fills as the API is used. Once removed
+// any migration) gets a few hundred rows per gateway dataset (dns, http, network, sessions) and per
+// job-history dataset (job_runs, domain_checks), all marked demo = true, so the query application
+// shows something before any Logpush job sends real logs or any scheduled job runs. The request log
+// needs none: it fills as the API is used. Once removed
 // (`npm run db:seed -- --remove-demo`) they do not come back: only a first start seeds.
 
-export const DEMO_DATASETS = ['dns', 'http', 'network', 'sessions'] as const satisfies readonly DatasetId[]
+export const DEMO_DATASETS = ['dns', 'http', 'network', 'sessions', 'job_runs', 'domain_checks'] as const satisfies readonly DatasetId[]
 /** Spread over the last days, so the default ranges (24 hours, 7 days) show them. */
 const DEMO_DAYS = 3
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows
@@ -20,7 +21,7 @@ export async function isFirstStart(database: Database): Promise<boolean> {
   return !rowsOf(result)[0]?.present
 }
 
-/** Seeds the gateway datasets' demo rows; `rows` per dataset. */
+/** Seeds the demo rows of DEMO_DATASETS; `rows` per dataset. */
 export async function seedDemoRows(database: Database, rows: number): Promise<void> {
   await seed(database.db, { rows, days: DEMO_DAYS, datasets: [...DEMO_DATASETS] })
 }

@@ -12,6 +12,8 @@ import { startApp, type RunningApp } from '../helpers/app'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'demo-itest-'))
 let app: RunningApp
+// Every dataset but the request log, which fills as the API is used.
+const DEMO = ['dns', 'http', 'network', 'sessions', 'job_runs', 'domain_checks']
 const start = () => startApp({ NODE_ENV: 'production', PGLITE_DIR: dir, QUERY_DEMO_ROWS: '60' })
 
 async function count(dataset: string, filter?: string): Promise<number> {
@@ -36,8 +38,8 @@ afterAll(async () => {
 })
 
 describe('demonstration rows on the embedded defaults', () => {
-  it('seeds every gateway dataset at the first start, all marked demo, and none in the request log', async () => {
-    for (const dataset of ['dns', 'http', 'network', 'sessions']) {
+  it('seeds every gateway and job-history dataset at the first start, all marked demo, and none in the request log', async () => {
+    for (const dataset of DEMO) {
       expect(await count(dataset), dataset).toBe(60)
       expect(await count(dataset, 'demo = false'), dataset).toBe(0)
     }
@@ -49,6 +51,10 @@ describe('demonstration rows on the embedded defaults', () => {
     expect(html).toContain('data-testid="demo-note"')
     expect(html).toContain('/query/ingest/dns')
     expect(html).toContain('npm run db:seed -- --remove-demo')
+    const jobs = await (await fetch(`${app.url}/query?dataset=job_runs&range=7d`, { headers: { cookie: app.operatorCookie } })).text()
+    expect(jobs).toContain('data-testid="demo-note"')
+    expect(jobs).toContain('npm run job -- &lt;name&gt;')
+    expect(jobs).not.toContain('/query/ingest/job_runs')
     const requests = await (await fetch(`${app.url}/query?dataset=requests`, { headers: { cookie: app.operatorCookie } })).text()
     expect(requests).not.toContain('data-testid="demo-note"')
   })
@@ -57,9 +63,9 @@ describe('demonstration rows on the embedded defaults', () => {
     await app.stop()
     const r = spawnSync('npm', ['run', '--silent', 'db:seed', '--', '--remove-demo'], { env: { ...process.env, PGLITE_DIR: dir, DATABASE_URL: '' }, encoding: 'utf8' })
     expect(r.status, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/removed 240 demo rows from PGlite at .*: requests 0, dns 60, http 60, network 60, sessions 60/)
+    expect(r.stdout).toMatch(/removed 360 demo rows from PGlite at .*: requests 0, dns 60, http 60, network 60, sessions 60, job_runs 60, domain_checks 60/)
     app = await start()
-    for (const dataset of ['dns', 'http', 'network', 'sessions']) expect(await count(dataset), dataset).toBe(0)
+    for (const dataset of DEMO) expect(await count(dataset), dataset).toBe(0)
     const html = await (await fetch(`${app.url}/query?dataset=dns&range=7d`, { headers: { cookie: app.operatorCookie } })).text()
     expect(html).not.toContain('data-testid="demo-note"')
   }, 120_000)
