@@ -44,6 +44,8 @@ test('a column header sorts by it and flips the direction; aria-sort and the SQL
 
 test('time sorts oldest first and pages by keyset; the keyboard sorts too', async ({ page }) => {
   await page.goto('/query?dataset=dns&range=7d&cols=datetime,rcode&limit=25')
+  // Streamed rows and the client scripts in place before the keyboard and clicks act on them.
+  await page.waitForLoadState('networkidle')
   const header = (name: string) => page.getByRole('columnheader', { name, exact: true })
   await header('datetime').getByRole('link').click()
   await expect(page).toHaveURL(/sort=datetime/)
@@ -115,6 +117,8 @@ test('dragging across the histogram narrows the range to the buckets under the d
 
 test('the histogram as a table: its bucket links narrow the range from the keyboard', async ({ page }) => {
   await page.goto('/query?dataset=dns&range=7d&cols=datetime&limit=500')
+  // Streamed rows and the client scripts in place before the keyboard and clicks act on them.
+  await page.waitForLoadState('networkidle')
   const histogram = page.getByTestId('histogram')
   const summary = histogram.getByText(/^Histogram as a table/)
   await summary.focus()
