@@ -166,8 +166,10 @@ describe('schedules', () => {
     expect(nextRun(parseCron('15 * * * *'), new Date('2026-11-23T10:15:00Z'))?.toISOString()).toBe('2026-11-23T11:15:00.000Z')
     expect(nextRun(parseCron('*/20 8-9 * * 1-5'), new Date('2026-11-21T12:00:00Z'))?.toISOString()).toBe('2026-11-23T08:00:00.000Z') // Saturday → Monday
     expect(nextRun(parseCron('0 6 1 * *'), new Date('2026-11-23T00:00:00Z'))?.toISOString()).toBe('2026-12-01T06:00:00.000Z')
-    expect(() => parseCron('61 * * * *')).toThrow(/minute/)
+    expect(() => parseCron('61 * * * *')).toThrow(/minute "61".*expected range 0-59/)
+    expect(nextRun(parseCron('0 6 1 * 1'), new Date('2026-11-23T00:00:00Z'))?.toISOString()).toBe('2026-11-23T06:00:00.000Z') // day of month OR day of week
     expect(() => parseCron('* * *')).toThrow(/five fields/)
+    expect(() => parseCron('0 6 * 13 *')).toThrow(/month "13"/)
   })
 
   it('JOB_SCHEDULES overrides the defaults per job and names a bad entry', async () => {
