@@ -101,15 +101,8 @@ describe('Logpush batches around the old 10 MiB cut', () => {
   it.each([false, true])('50 MiB (gzip: %s) is refused with 413, declared or streamed', async (compressed) => {
     const body = compressed ? Buffer.concat([gzipSync(Buffer.alloc(1024)), randomBytes(50 * MiB)]) : Buffer.alloc(50 * MiB, 'x')
     const declared = await postEarlyAnswer(`${app.url}/query/ingest/http`, { 'x-logpush-secret': SECRET }, body)
-    let offset = 0
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (offset >= body.length) return controller.close()
-        controller.enqueue(body.subarray(offset, (offset += MiB)))
-      },
-    })
-    const streamed = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': SECRET }, body: stream, duplex: 'half' } as RequestInit)
-    const bodies = [declared.json, await streamed.json()]
+    const streamed = await postEarlyAnswer(`${app.url}/query/ingest/http`, { 'x-logpush-secret': SECRET }, body, { chunked: true })
+    const bodies = [declared.json, streamed.json]
     report(`ingest 50 MiB${compressed ? ' gzip' : ''}`, { declared: declared.status, streamed: streamed.status })
     expect([declared.status, streamed.status]).toEqual([413, 413])
     for (const b of bodies) expect(b.error).toMatchObject({ code: 'payload_too_large', message: 'Batch is larger than 32 MiB (33554432 bytes).' })
@@ -122,15 +115,16 @@ describe('Logpush batches around the old 10 MiB cut', () => {
 })
 
 /**
- * POSTs a body with its length declared, and resolves with the answer as soon as it arrives, which
+ * POSTs a body, its length declared or chunked, and resolves with the answer as soon as it arrives, which
  * for a refused length may be before the body is sent: a raw client, because fetch fails the whole
  * exchange when the server closes the connection on a body it will not read (as servers may, once
  * they have answered). An error before any answer still fails the test.
  */
-function postEarlyAnswer(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; json: { error: { code: string; message: string } } }> {
+function postEarlyAnswer(url: string, headers: Record<string, string>, body: Buffer, { chunked = false } = {}): Promise<{ status: number; json: { error: { code: string; message: string } } }> {
   return new Promise((resolve, reject) => {
     let answered = false
-    const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+    // Chunked: no length declared, the body streams in 1 MiB pieces.
+    const req = http.request(url, { method: 'POST', headers: chunked ? headers : { ...headers, 'content-length': String(body.length) } }, (res) => {
       answered = true
       let text = ''
       res.setEncoding('utf8')
@@ -143,6 +137,8 @@ function postEarlyAnswer(url: string, headers: Record<string, string>, body: Buf
     req.on('error', (error) => {
       if (!answered) reject(error)
     })
-    req.end(body)
+    if (!chunked) return req.end(body)
+    for (let at = 0; at < body.length; at += MiB) req.write(body.subarray(at, at + MiB))
+    req.end()
   })
 }
