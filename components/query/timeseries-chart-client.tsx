@@ -95,6 +95,9 @@ export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange
               },
             }
           : {}),
+        // Room on the left for the first time label, which is centred on its tick and would otherwise
+        // be clipped at the canvas edge on a narrow screen.
+        padding: [null, null, null, 14],
         axes: [
           { ...axis, values: timeLabels(tz), size: 44 },
           { ...axis, values: (_u, splits) => splits.map(formatValue), size: fitSize },
