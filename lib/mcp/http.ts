@@ -1,24 +1,27 @@
 import 'server-only'
-import { randomUUID } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
   InitializeRequestSchema,
   isJSONRPCRequest,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js'
+import { isLegacyRequest } from '@modelcontextprotocol/server'
 import type { z } from 'zod'
 import { parseJsonText, readBody, requireJsonContentType } from '@/lib/http/body'
 import { MCP_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
-import { AppError, describeZodError } from '@/lib/http/errors'
-import { recordAnswer } from '@/lib/http/request-log'
-import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { AppError, describeZodError } from '@/lib/errors'
+import { envelope } from '@/lib/http/envelope'
+import { REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { log } from '@/lib/log'
 import { acceptsJson, frame, type JsonRpcError } from '@/lib/mcp/framing'
 import { isAllowedMcpOrigin } from '@/lib/mcp/origin'
+import { MODERN_PROTOCOL_VERSION } from '@/lib/mcp/protocol'
+import { modernMcp } from '@/lib/mcp/modern'
 import { createMcpServer } from '@/lib/mcp/server'
 import { toolNames } from '@/lib/mcp/tools'
 
@@ -29,6 +32,19 @@ import { toolNames } from '@/lib/mcp/tools'
 // Content-Type (415), the body read within its byte limit (413) and nesting depth, parse errors
 // (-32700), the JSON-RPC framing rules of the negotiated version (lib/mcp/framing.ts), invalid
 // params and unknown tool names as protocol errors (-32602), and the request log.
+//
+// Two protocol eras on the one endpoint. After the checks both eras share (origin, Accept,
+// Content-Type, body size, JSON parse), the request goes to one of two servers built on the same
+// tool registry (lib/mcp/tools):
+// - 2025 era (2025-11-25, 2025-06-18, 2025-03-26): an `initialize`, or any message that carries no
+//   2026-07-28 `_meta` protocol-version claim (and no 2026 MCP-Protocol-Version header). It is
+//   served as before by SDK 1.x below, batches and framing rules included.
+// - 2026-07-28: everything else, served by the v2 server package's handler (lib/mcp/modern.ts),
+//   which also answers the era's own refusals (unsupported version -32022, header mismatch -32020,
+//   a 2026 header without the `_meta` envelope -32602).
+// The decision is the v2 package's own predicate (`isLegacyRequest`, the code its handler routes
+// with), given the body already read. One package cannot serve both as we need: the v2 handler's
+// built-in 2025 fallback has no batches (2025-03-26) and none of the framing rules above.
 
 const ROUTE = '/api/mcp'
 
@@ -97,6 +113,7 @@ async function answer(request: Request, requestId: string, onCall: (name: string
     return jsonRpcError(406, -32000, 'Not Acceptable: this server answers with application/json; include it (or */*) in Accept.')
   const read = await readMessage(request)
   if ('refusal' in read) return read.refusal
+  if (await isModern(request, read.value)) return answerModern(request, requestId, read.value, onCall)
   const framing = frame(read.value, request.headers.get('mcp-protocol-version'))
   if (framing.kind === 'answer') return Response.json(framing.body, { status: framing.status })
 
@@ -116,6 +133,33 @@ async function answer(request: Request, requestId: string, onCall: (name: string
   } finally {
     await server.close()
   }
+}
+
+/**
+ * Whether a message belongs to the 2026-07-28 era (the v2 package's routing predicate). A single
+ * value that is not a JSON-RPC message has no era: the framing below answers it -32600 with its id,
+ * as before.
+ */
+async function isModern(request: Request, value: unknown): Promise<boolean> {
+  if (!Array.isArray(value) && !JSONRPCMessageSchema.safeParse(value).success) return false
+  // A version header naming neither 2026-07-28 nor any version at all, on a message without the
+  // `_meta` claim, is a 2025-era request with an unsupported version: -32602 listing the versions
+  // to initialize with, as before (the v2 predicate would take it as an incomplete 2026 envelope).
+  const header = request.headers.get('mcp-protocol-version')
+  if (header !== null && header !== MODERN_PROTOCOL_VERSION && !claimsVersion(value)) return false
+  return !(await isLegacyRequest(request, value))
+}
+
+const claimsVersion = (value: unknown) =>
+  !Array.isArray(value) && (value as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== undefined
+
+/** A 2026-07-28 request: the v2 handler, given the parsed body and the request id the tools quote. */
+function answerModern(request: Request, requestId: string, body: unknown, onCall: (name: string) => void): Promise<Response> {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null
+  if (message && message.method === 'tools/call' && typeof message.params?.name === 'string' && toolNames.has(message.params.name)) onCall(message.params.name)
+  const headers = new Headers(request.headers)
+  headers.set(REQUEST_ID_HEADER, requestId)
+  return modernMcp.fetch(new Request(request.url, { method: 'POST', headers }), { parsedBody: body })
 }
 
 /** A batch is answered with an array (the SDK unwraps one answer), with the refused elements' errors added. */
@@ -145,22 +189,14 @@ export function refuseMcpMethod(request: Request): Promise<Response> {
   )
 }
 
-/** Runs `handle`, stamps the request id and records the request (with the tools it called). */
-async function served(request: Request, handle: (requestId: string, onCall: (name: string) => void) => Promise<Response>): Promise<Response> {
-  const started = performance.now()
-  const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
-  const called: string[] = []
-  const response = await handle(requestId, (name) => called.push(name))
-  response.headers.set(REQUEST_ID_HEADER, requestId)
-  response.headers.set('cache-control', 'no-store')
-  recordAnswer(request, {
-    requestId,
-    route: ROUTE,
-    status: response.status,
-    clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown',
-    startedAt: started,
-    // One row per HTTP request; a batch calling several tools lists them comma-separated.
-    mcpTool: called.length ? [...new Set(called)].join(',') : null,
+/**
+ * Runs `handle` in the request envelope (lib/http/envelope.ts: request id, request-log row with the
+ * tools it called). MCP answers its own errors as JSON-RPC, so `handle` does not throw.
+ */
+function served(request: Request, handle: (requestId: string, onCall: (name: string) => void) => Promise<Response>): Promise<Response> {
+  return envelope(request, { route: ROUTE, record: true }, async ({ requestId, mcpTools }) => {
+    const response = await handle(requestId, (name) => mcpTools.push(name))
+    response.headers.set('cache-control', 'no-store')
+    return response
   })
-  return response
 }

@@ -2,7 +2,7 @@ import 'server-only'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { AppError, type ErrorCode } from '@/lib/http/errors'
+import { AppError, type ErrorCode } from '@/lib/errors'
 import { log } from '@/lib/log'
 
 // What every tool of this server shares: read-only annotations, a result that carries the
@@ -76,23 +76,30 @@ function failureText(tool: ReadOnlyTool, error: unknown, ctx: McpRequestContext)
  */
 const advertisedOutput = (schema: z.ZodObject) => z.object(schema.shape).meta({ description: schema.description })
 
+/** How a tool is described in tools/list, whichever protocol era lists it (the schemas stay zod; each SDK converts them). */
+export function toolDefinition(tool: ReadOnlyTool) {
+  return {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.input,
+    outputSchema: advertisedOutput(tool.output),
+    annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.openWorld },
+  }
+}
+
+/**
+ * One call of a tool, the same for both protocol eras: the structured answer with its text copy
+ * (a one-line summary, then the same JSON), or an `isError` result saying what to do next.
+ */
+export async function callTool(tool: ReadOnlyTool, args: unknown, ctx: McpRequestContext): Promise<CallToolResult> {
+  try {
+    const result = await tool.run(args as z.output<z.ZodObject>)
+    return { content: [{ type: 'text', text: `${tool.summarize(result)}\n\n${JSON.stringify(result)}` }], structuredContent: result }
+  } catch (error) {
+    return { content: [{ type: 'text', text: failureText(tool, error, ctx) }], isError: true }
+  }
+}
+
 export function registerReadOnlyTool(server: McpServer, tool: ReadOnlyTool, ctx: McpRequestContext) {
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.input,
-      outputSchema: advertisedOutput(tool.output),
-      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.openWorld },
-    },
-    async (args): Promise<CallToolResult> => {
-      try {
-        const result = await tool.run(args)
-        return { content: [{ type: 'text', text: `${tool.summarize(result)}\n\n${JSON.stringify(result)}` }], structuredContent: result }
-      } catch (error) {
-        return { content: [{ type: 'text', text: failureText(tool, error, ctx) }], isError: true }
-      }
-    },
-  )
+  server.registerTool(tool.name, toolDefinition(tool), (args): Promise<CallToolResult> => callTool(tool, args, ctx))
 }

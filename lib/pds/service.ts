@@ -1,6 +1,6 @@
 import 'server-only'
 import { config } from '@/lib/config'
-import { AppError, describeZodError } from '@/lib/http/errors'
+import { AppError, describeZodError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { cached } from '@/lib/upstream/cache'
 import { BLOB_FREE_COLLECTIONS, collectBlobSizes } from '@/lib/pds/blobs'

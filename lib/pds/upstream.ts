@@ -1,6 +1,6 @@
 import 'server-only'
 import type { z } from 'zod'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus, type UpstreamResponse } from '@/lib/upstream/http'
 import {
   BetterStackError,

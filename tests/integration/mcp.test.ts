@@ -9,27 +9,28 @@ import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import * as dnsPacket from 'dns-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { loadZones } from '../helpers/dns-zones'
-import { answerQuery } from '../helpers/fake-doh'
-import { blobRef, createFakePds, postRecord } from '../helpers/fake-pds'
-import { fixture, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { loadZones } from '../../test-support/dns-zones'
+import { answerQuery } from '../../test-support/fake-doh'
+import { blobRef, createFakePds, postRecord } from '../../test-support/fake-pds'
+import { fixture, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // The MCP tool server in the built app: the SDK's client over its streamable HTTP transport, and raw
 // HTTP for the transport's edges. Upstreams are fakes on loopback: a DoH resolver answering from
 // the zone fixtures, an MTA-STS policy host, and a PDS with its PLC directory.
 
+// Listed sorted by name (a deterministic order, as revision 2026-07-28 asks; one registry for both eras).
 const TOOLS = [
+  'check_api_health',
   'check_domain_health',
-  'list_domains',
-  'get_pds_repos',
-  'verify_pds_handle_availability',
-  'get_pds_bsky_heatmap',
   'get_pds_blob_storage_usage',
   'get_pds_blob_storage_usage_for_did',
-  'check_api_health',
+  'get_pds_bsky_heatmap',
+  'get_pds_repos',
+  'list_domains',
   'list_policies',
+  'verify_pds_handle_availability',
 ]
 const OFFLINE_TOOLS = ['check_api_health', 'list_policies']
 
@@ -273,7 +274,7 @@ describe('initialize and tools/list', () => {
     expect(args).toEqual({
       check_domain_health: [['domain', 'selectors'], ['domain']],
       list_domains: [[], []],
-      get_pds_repos: [[], []],
+      get_pds_repos: [['limit', 'cursor'], []],
       verify_pds_handle_availability: [['handle'], ['handle']],
       get_pds_bsky_heatmap: [['year'], ['year']],
       get_pds_blob_storage_usage: [[], []],
@@ -327,10 +328,10 @@ describe('domain tools', () => {
 })
 
 describe('social platform tools', () => {
-  it('get_pds_repos lists every repository with counts, as GET /api/pds/repos does', async () => {
+  it('get_pds_repos lists the repositories with counts, as GET /api/pds/repos does, in pages (limit, cursor)', async () => {
     const { summary, data } = await success('get_pds_repos')
     expect(summary).toBe('3 repositories on the PDS: 2 active, 1 inactive.')
-    expect(data).toEqual(await (await fetch(`${app.url}/api/pds/repos`)).json())
+    expect(data).toEqual({ ...(await (await fetch(`${app.url}/api/pds/repos`)).json()), truncated: false, nextCursor: null })
   })
 
   it('verify_pds_handle_availability reports a free handle', async () => {
@@ -584,10 +585,17 @@ describe('raw HTTP', () => {
     expect(result.protocolVersion).toBe('2025-11-25')
     // A stateless server never sends notifications/tools/list_changed.
     expect(result.capabilities.tools.listChanged).toBe(false)
+    // 2026-07-28 is spoken now (tests/integration/mcp-2026.test.ts); a request at that revision
+    // without its `_meta` envelope is still a 400 with -32602, so a client probing this way falls back,
+    // and another unsupported version is answered as before.
     const discover = await rpc({ jsonrpc: '2.0', id: 2, method: 'server/discover' }, { 'mcp-protocol-version': '2026-07-28' })
     expect(discover.status).toBe(400)
-    expect(discover.body).toMatchObject({ id: 2, error: { code: -32602, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25', '2025-03-26']) } } })
+    expect(discover.body).toMatchObject({ id: 2, error: { code: -32602, data: { envelope: { missing: ['_meta'] } } } })
     expectDocumented(discover)
+    const unsupported = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2099-01-01' })
+    expect(unsupported.status).toBe(400)
+    expect(unsupported.body).toMatchObject({ id: 3, error: { code: -32602, data: { requested: '2099-01-01', supported: expect.arrayContaining(['2025-11-25', '2025-03-26']) } } })
+    expectDocumented(unsupported)
   })
 
   it('accepts a notification with 202 and no body', async () => {

@@ -10,9 +10,11 @@ import { listPoliciesTool } from '@/lib/mcp/tools/list_policies'
 import { verifyPdsHandleAvailabilityTool } from '@/lib/mcp/tools/verify_pds_handle_availability'
 import type { ReadOnlyTool } from '@/lib/mcp/tool'
 
-// Every tool of the server, in the order tools/list shows them (domains, social platform,
-// platform). A new tool is one file in this folder and one line here.
-export const tools: readonly ReadOnlyTool[] = [
+// Every tool of the server, for both protocol eras. tools/list shows them sorted by name, so the
+// list is the same on every request and every deploy that does not change it (the 2026-07-28
+// revision asks for a deterministic order, for clients' caches and prompt caches). A new tool is one
+// file in this folder and one line here.
+const registry: readonly ReadOnlyTool[] = [
   checkDomainHealthTool,
   listDomainsTool,
   getPdsReposTool,
@@ -23,5 +25,7 @@ export const tools: readonly ReadOnlyTool[] = [
   checkApiHealthTool,
   listPoliciesTool,
 ]
+
+export const tools: readonly ReadOnlyTool[] = [...registry].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 
 export const toolNames: ReadonlySet<string> = new Set(tools.map((t) => t.name))
