@@ -11,7 +11,7 @@ import { drainOnSignals } from './server/drain.mjs'
 import { answerClientError, capRequestBody } from './server/transport.mjs'
 
 // Sizing on the embedded defaults (no DATABASE_URL: one process, PGlite inside it), measured with
-// the bench scenario `memory` (README, Benchmarks):
+// the bench scenario `memory` (docs/benchmarks.md):
 // - WebAssembly (PGlite, the filter parser) is compiled by V8's baseline compiler only: tiering
 //   hot functions up to the optimising compiler kept about 60 MB more resident (its code and
 //   compile-time memory) for little gain on an embedded database's small queries. On x64 and
@@ -27,6 +27,9 @@ if (!process.env.DATABASE_URL) {
 
 const port = Number(process.env.PORT ?? 3000)
 const hostname = process.env.HOST || '127.0.0.1'
+const wildcard = ['0.0.0.0', '::', '[::]'].includes(hostname)
+// The origin the start-up lines print (a wildcard listener shown as 127.0.0.1); refusals quote it.
+const printedOrigin = `http://${wildcard ? '127.0.0.1' : hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`
 const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
 globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
 // Set to 1 when the raw request came through a relay (before Next adds X-Forwarded-* itself).
@@ -39,7 +42,7 @@ if (presetKey && !/^[A-Za-z0-9_-]{16,}$/.test(presetKey)) {
   console.error('LOCAL_OPERATOR_KEY must be at least 16 letters, digits, - or _')
   process.exit(1)
 }
-const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined }
+const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined, origin: printedOrigin }
 globalThis[Symbol.for('utility-api.local-operator')] = localOperator
 // Registered by the application at start-up (lib/startup.ts): what it runs on, for the lines below.
 const STARTUP_SUMMARY = Symbol.for('utility-api.startup-summary')
@@ -73,16 +76,14 @@ server.listen(port, hostname, () => {
 
 /** What the person at the machine reads: where each surface is, and what the server runs on. */
 function startupLines(summary) {
-  const wildcard = ['0.0.0.0', '::', '[::]'].includes(hostname)
-  const shown = wildcard ? '127.0.0.1' : hostname.includes(':') ? `[${hostname}]` : hostname
-  const base = `http://${shown}:${port}`
+  const base = printedOrigin
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(hostname) || hostname.startsWith('127.')
   const local = loopback && summary?.access === 'local'
   const queryNote =
     summary?.access === 'verify'
       ? 'behind the access policy'
       : summary?.access === 'unconfigured'
-        ? 'no access policy: every request answers 503 until it is configured, README “Access policy”'
+        ? 'no access policy: every request answers 503 until it is configured, docs/query.md “Access policy”'
         : 'local operator off: the server listens on a public address'
   const lines = [
     '',
@@ -99,13 +100,14 @@ function startupLines(summary) {
     lines.push('', 'Running on:')
     lines.push(`  database     ${summary.database}`)
     lines.push(`  rate limits  ${summary.rateLimit}`)
+    if (summary.requestLog) lines.push(`  request log  ${summary.requestLog}`)
     lines.push(`  secrets      ${summary.secrets.length ? summary.secrets.join(', ') : 'none set (internal operations, Logpush ingest and the access policy are off)'}`)
   }
   lines.push('')
   lines.push(
     loopback
-      ? 'Only this machine can connect. To listen publicly: HOST=0.0.0.0 npm start (the local operator is then off: configure the access policy, README “Access policy”).'
-      : 'Listening publicly: the query application needs the access policy (README “Access policy”); the local operator is off.',
+      ? 'Only this machine can connect. To listen publicly: HOST=0.0.0.0 npm start (the local operator is then off: configure the access policy, docs/query.md “Access policy”).'
+      : 'Listening publicly: the query application needs the access policy (docs/query.md “Access policy”); the local operator is off.',
   )
   return lines.join('\n') + '\n'
 }

@@ -1,5 +1,5 @@
-import { startApp } from '../../tests/helpers/app'
-import { startTcpProxy } from '../../tests/helpers/tcp-proxy'
+import { startApp } from '../../test-support/app'
+import { startTcpProxy } from '../../test-support/tcp-proxy'
 import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 import { load, type BenchRow, type Scenario } from '../lib'
 

@@ -8,15 +8,16 @@ import { drizzle as drizzleNeon } from 'drizzle-orm/neon-serverless'
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
-import type { SQL } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
 import ws from 'ws'
 import { config } from '@/lib/config'
+import { lockDirectory } from '@/lib/db/directory-lock'
 import { log } from '@/lib/log'
-import * as schema from '@/drizzle/schema'
+import { processSlot } from '@/lib/process-slot'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
 // (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
@@ -24,7 +25,7 @@ import * as schema from '@/drizzle/schema'
 // `execute()`, whose results carry `.rows` with every one of these drivers.
 
 export type Driver = 'neon-serverless' | 'node-postgres' | 'pglite'
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
+export type Db = PgDatabase<PgQueryResultHKT>
 
 /** The role every query-application statement runs as: it can only SELECT the dataset tables. */
 export const QUERY_ROLE = 'query_ro'
@@ -104,6 +105,63 @@ interface PooledClient {
   release(): void
 }
 
+/** Connection errors of pooled `pg` clients since start (a reset or dropped connection), each logged once. */
+let connectionErrors = 0
+export const databaseConnectionErrors = () => connectionErrors
+
+interface GuardedClient {
+  on(event: 'error', listener: (error: Error) => void): unknown
+  query: (...args: unknown[]) => unknown
+  /** Set by the pool at each checkout. */
+  release?: (error?: Error) => void
+}
+interface GuardedPool {
+  on(event: 'error', listener: (error: Error) => void): unknown
+  on(event: 'connect', listener: (client: GuardedClient) => void): unknown
+}
+
+const statementText = (q: unknown) => (typeof q === 'string' ? q : typeof q === 'object' && q !== null && 'text' in q ? String(q.text) : '')
+const isRollback = (q: unknown) => /^\s*rollback\s*;?\s*$/i.test(statementText(q))
+const isBegin = (q: unknown) => /^\s*(begin|start\s+transaction)\b/i.test(statementText(q))
+
+/**
+ * Every client of `pool` gets an 'error' listener for its whole life: a checked-out client has
+ * none of its own (pg's pool listens only while a client is idle), and a reset connection then
+ * raised an uncaught exception. The error is logged and counted here once; the statement that was
+ * running fails with that same error. A ROLLBACK on a client whose connection broke is answered
+ * without a round trip (the server ends the transaction with the connection), so a transaction's
+ * clean-up (drizzle's, ours) cannot replace the real error with "not queryable"; the pool discards
+ * the broken client on release.
+ */
+function guardClients(pool: GuardedPool, name: string) {
+  pool.on('error', () => {}) // an idle client's error: logged by its own listener below
+  pool.on('connect', (client) => {
+    let broken = false
+    client.on('error', (error) => {
+      if (broken) return
+      broken = true
+      connectionErrors++
+      log.warn('database connection lost', { pool: name, error: error.message, code: (error as NodeJS.ErrnoException).code ?? null })
+    })
+    const query = client.query.bind(client)
+    client.query = (...args: unknown[]) => {
+      if (broken && isRollback(args[0]) && typeof args[args.length - 1] !== 'function') return Promise.resolve({ command: 'ROLLBACK', rowCount: null, rows: [], fields: [] })
+      const result = query(...args)
+      if (!isBegin(args[0]) || !(result instanceof Promise)) return result
+      // drizzle's transaction() sends BEGIN before its try/finally: a BEGIN that fails on a broken
+      // connection would keep the client checked out for good (the pool shrinks by one each time).
+      return result.catch((error: unknown) => {
+        if (broken && client.release) {
+          const release = client.release
+          client.release = () => {} // whoever releases it later: already done
+          release(error instanceof Error ? error : new Error(String(error)))
+        }
+        throw error
+      })
+    }
+  })
+}
+
 const dialect = new PgDialect()
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5000
 
@@ -180,8 +238,13 @@ async function initialisePgliteDirectory(dir: string): Promise<void> {
 export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   const driver = driverFor(s.DATABASE_URL)
   if (driver === 'pglite') {
-    const client = await openPglite(s.PGLITE_DIR)
-    const db = drizzlePglite({ client, schema })
+    // One owner per directory, decided before anything in it is read (lib/db/directory-lock.ts).
+    const unlock = s.PGLITE_DIR.startsWith('memory://') ? () => {} : lockDirectory(s.PGLITE_DIR)
+    const client = await openPglite(s.PGLITE_DIR).catch((error) => {
+      unlock()
+      throw error
+    })
+    const db = drizzlePglite({ client })
     return {
       driver,
       db: db as unknown as Db,
@@ -200,20 +263,26 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
           })
         }),
       session: null,
-      close: () => client.close(),
+      close: async () => {
+        try {
+          await client.close()
+        } finally {
+          unlock()
+        }
+      },
     }
   }
   if (driver === 'neon-serverless') {
     neonConfig.webSocketConstructor = ws // Node 20 has no global WebSocket
     const pool = new NeonPool({ connectionString: s.DATABASE_URL, max: 10 })
-    pool.on('error', () => {}) // a dropped idle connection surfaces on the next query instead
-    const db = drizzleNeon({ client: pool, schema })
+    guardClients(pool as unknown as GuardedPool, 'neon') // a dropped idle connection surfaces on the next query instead
+    const db = drizzleNeon({ client: pool })
     return {
       driver,
       db: db as unknown as Db,
       migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
         const client = await pool.connect()
-        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder }))
+        await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client }), { migrationsFolder }))
       },
       readOnly: async (timeoutMs, fn) => inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
       session: (fn) => onOwnConnection(() => pool.connect(), fn),
@@ -227,8 +296,8 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     // A session left inside a transaction (a crashed request) must not hold locks for long.
     idle_in_transaction_session_timeout: 30_000,
   })
-  pool.on('error', () => {})
-  const db = drizzlePg({ client: pool, schema })
+  guardClients(pool as unknown as GuardedPool, 'main')
+  const db = drizzlePg({ client: pool })
   const sessionTimeoutMs = s.QUERY_STATEMENT_TIMEOUT_MS ?? DEFAULT_STATEMENT_TIMEOUT_MS
   let readers: pg.Pool | undefined
   // Opened on first use: connections that start as query_ro, read-only, with the statement timeout.
@@ -240,7 +309,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         connectionTimeoutMillis: 5000,
         options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${sessionTimeoutMs}`,
       })
-      readers.on('error', () => {})
+      guardClients(readers as unknown as GuardedPool, 'readers')
     }
     return readers
   }
@@ -249,7 +318,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     db: db as unknown as Db,
     migrate: async (migrationsFolder = MIGRATIONS_FOLDER) => {
       const client = await pool.connect()
-      await underMigrationLock(client, () => migratePg(drizzlePg({ client, schema }), { migrationsFolder }))
+      await underMigrationLock(client, () => migratePg(drizzlePg({ client }), { migrationsFolder }))
     },
     readOnly: async (timeoutMs, fn) => {
       const readers = readerPool()
@@ -269,52 +338,61 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   }
 }
 
-const SLOT = Symbol.for('utility-api.database')
-type Slot = Record<symbol, Promise<Database> | undefined>
+const databaseSlot = processSlot<Promise<Database>>('database')
+const readySlot = processSlot<Promise<Database>>('database-ready')
 
 /**
  * The process-wide database, created on first use from config. The proxy and the route handlers
- * are separate bundles, so the handle lives on globalThis (one pool, one PGlite instance).
+ * are separate bundles, so the handle is process-wide (one pool, one PGlite instance).
  */
 export function getDatabase(): Promise<Database> {
-  const slot = globalThis as unknown as Slot
-  if (!slot[SLOT]) {
-    slot[SLOT] = createDatabase(config)
-    slot[SLOT].catch(() => (slot[SLOT] = undefined)) // a failed start may be retried later
+  let database = databaseSlot.get()
+  if (!database) {
+    database = createDatabase(config)
+    databaseSlot.set(database)
+    database.catch(() => databaseSlot.set(undefined)) // a failed start may be retried later
   }
-  return slot[SLOT]
+  return database
 }
 
-const READY = Symbol.for('utility-api.database-ready')
+/** What runs once the migrations are applied; `firstStart`: the database had never been migrated. */
+export type ReadyHook = (database: Database, state: { firstStart: boolean }) => Promise<void>
+const readyHooks = processSlot<ReadyHook[]>('database-ready-hooks')
+
+/** Registers work for when the database is ready (start-up registers the embedded demo rows). */
+export function onDatabaseReady(hook: ReadyHook): void {
+  readyHooks.getOrCreate(() => []).push(hook)
+}
+
+/** True when the database has never been migrated. */
+async function neverMigrated(database: Database): Promise<boolean> {
+  const result = await database.db.execute(sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`)
+  return !(result as unknown as { rows: ResultRow[] }).rows[0]?.present
+}
 
 /**
- * The process-wide database with its migrations applied. Start-up calls this eagerly; the query
- * functions call it too, so a database that was down at start is migrated once it answers.
+ * The process-wide database with its migrations applied and its ready hooks run. Start-up calls
+ * this eagerly; the query functions call it too, so a database that was down at start is
+ * migrated once it answers.
  */
 export function getReadyDatabase(): Promise<Database> {
-  const slot = globalThis as unknown as Slot
-  if (!slot[READY]) {
-    slot[READY] = getDatabase().then(async (database) => {
-      // The embedded database's first start gets the gateway datasets' demonstration rows.
-      const { isFirstStart, seedDemoRows } = await import('@/lib/query/demo')
-      const demoRows = database.driver === 'pglite' ? config.QUERY_DEMO_ROWS : 0
-      const first = demoRows > 0 && (await isFirstStart(database))
+  let ready = readySlot.get()
+  if (!ready) {
+    ready = getDatabase().then(async (database) => {
+      const firstStart = await neverMigrated(database)
       await database.migrate()
-      if (first) {
-        const t0 = performance.now()
-        await seedDemoRows(database, demoRows)
-        log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: demoRows, ms: Math.round(performance.now() - t0) })
-      }
+      for (const hook of readyHooks.get() ?? []) await hook(database, { firstStart })
       return database
     })
-    slot[READY].catch(() => (slot[READY] = undefined))
+    readySlot.set(ready)
+    ready.catch(() => readySlot.set(undefined))
   }
-  return slot[READY]
+  return ready
 }
 
 /** For tests and scripts: use this (already migrated) database as the process-wide one. */
 export function setDatabase(database: Database | undefined) {
-  const slot = globalThis as unknown as Slot
-  slot[SLOT] = database ? Promise.resolve(database) : undefined
-  slot[READY] = slot[SLOT]
+  const ready = database ? Promise.resolve(database) : undefined
+  databaseSlot.set(ready)
+  readySlot.set(ready)
 }

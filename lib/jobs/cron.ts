@@ -1,9 +1,9 @@
 import 'server-only'
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { config } from '@/lib/config'
-import { errorBody, type ErrorCode, ERROR_STATUS } from '@/lib/http/errors'
-import { recordAnswer } from '@/lib/http/request-log'
-import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { errorBody } from '@/lib/http/errors'
+import { type ErrorCode, ERROR_STATUS } from '@/lib/errors'
+import { envelope } from '@/lib/http/envelope'
 import { isJobName, JOB_NAMES } from '@/lib/jobs/names'
 import { runJob, type JobRun } from '@/lib/jobs/run'
 
@@ -38,21 +38,17 @@ function runBody(run: JobRun) {
   return { job, trigger, outcome, startedAt, endedAt, durationMs, counts, summary, error, recorded }
 }
 
-export async function handleCronRequest(request: Request, job: string): Promise<Response> {
-  const started = performance.now()
-  const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
-  const headers = { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
-  const answer = (status: number, body: unknown, extra: Record<string, string> = {}) => {
-    recordAnswer(request, { requestId, route: ROUTE, status, clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown', startedAt: started })
-    return Response.json(body, { status, headers: { ...headers, ...extra } })
-  }
-  const refuse = (code: ErrorCode, message: string, extra: Record<string, string> = {}) => answer(ERROR_STATUS[code], errorBody('errorString', code, message, requestId), extra)
+export function handleCronRequest(request: Request, job: string): Promise<Response> {
+  return envelope(request, { route: ROUTE, errorFormat: 'errorString', record: true }, async ({ requestId }) => {
+    const answer = (status: number, body: unknown, extra: Record<string, string> = {}) => Response.json(body, { status, headers: { 'cache-control': 'no-store', ...extra } })
+    const refuse = (code: ErrorCode, message: string, extra: Record<string, string> = {}) => answer(ERROR_STATUS[code], errorBody('errorString', code, message, requestId), extra)
 
-  const problem = cronAuthProblem(request.headers.get('authorization'))
-  if (problem) return refuse(problem.code, problem.message, problem.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="cron"' } : {})
-  // Only after the secret, so the job names are not there to probe.
-  if (!isJobName(job)) return refuse('not_found', `No job named "${job}" (one of: ${JOB_NAMES.join(', ')}).`)
-  const dryRun = new URL(request.url).searchParams.get('dryRun') === 'true'
-  const run = await runJob(job, { trigger: 'cron', dryRun })
-  return answer(run.outcome === 'failed' ? 500 : 200, runBody(run))
+    const problem = cronAuthProblem(request.headers.get('authorization'))
+    if (problem) return refuse(problem.code, problem.message, problem.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="cron"' } : {})
+    // Only after the secret, so the job names are not there to probe.
+    if (!isJobName(job)) return refuse('not_found', `No job named "${job}" (one of: ${JOB_NAMES.join(', ')}).`)
+    const dryRun = new URL(request.url).searchParams.get('dryRun') === 'true'
+    const run = await runJob(job, { trigger: 'cron', dryRun })
+    return answer(run.outcome === 'failed' ? 500 : 200, runBody(run))
+  })
 }

@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import { CHECK_NAMES, type DomainHealthReport } from '@/lib/domains/schemas'
 import { checkDomainHealth, platformDomainNames } from '@/lib/domains/service'
-import { insertWithRollup } from '@/lib/query/rollups'
+import { insertWithRollup } from '@/lib/datasets/storage/rollups'
+import { recordPostureChanges } from '@/lib/alerts/job'
 
 // The domain-posture job: the graded mail and DNS check of GET /api/domains/{domain} (the same
 // function; MCP check_domain_health stays a live check) for every platform domain, kept as
@@ -113,7 +114,11 @@ export async function runDomainPosture(db: Db, { dryRun }: { dryRun: boolean }, 
     const previous = await previousRows(db, domain)
     for (const o of observed) rows.push({ checkedAt, domain, ...o, ...compare(o, previous.get(o.checkName)) })
   }
-  if (!dryRun) await insertWithRollup(db, 'domain_checks', rows as unknown as Record<string, Date | string | number | boolean | null>[], ['checked_at', 'id'])
+  if (!dryRun) {
+    await insertWithRollup(db, 'domain_checks', rows as unknown as Record<string, Date | string | number | boolean | null>[], ['checked_at', 'id'])
+    // A grade or record that changed is an alert, sent by the next alerts run (lib/alerts/job.ts).
+    await recordPostureChanges(db, rows.filter((r) => r.changed))
+  }
   const changes = rows.filter((r) => r.changed).length
   const counts = { domains: domains.length, checked: domains.length - errors.length, errors: errors.length, rows: rows.length, changes }
   const grades = rows.filter((r) => r.checkName === OVERALL).map((r) => `${r.domain} ${r.grade ?? 'error'}`)

@@ -2,7 +2,7 @@
 // lib/config.ts reads it to parse JOB_SCHEDULES, and vercel.json lists the same schedules (a unit
 // test keeps the two in step).
 
-export const JOB_NAMES = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance'] as const
+export const JOB_NAMES = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance', 'alerts'] as const
 export type JobName = (typeof JOB_NAMES)[number]
 
 export const DEFAULT_JOB_SCHEDULES: Readonly<Record<JobName, string>> = {
@@ -13,6 +13,8 @@ export const DEFAULT_JOB_SCHEDULES: Readonly<Record<JobName, string>> = {
   'domain-posture': '0 6 * * *',
   // Day partitions are created three days ahead, so a daily run always keeps ahead.
   'partition-maintenance': '30 0 * * *',
+  // Saved views' conditions are evaluated over windows of minutes; undelivered notifications are retried each run.
+  alerts: '*/5 * * * *',
 }
 
 export const isJobName = (name: string): name is JobName => (JOB_NAMES as readonly string[]).includes(name)

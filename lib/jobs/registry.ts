@@ -1,9 +1,10 @@
 import 'server-only'
-import type { Db } from '@/lib/db/client'
+import { runAlerts } from '@/lib/alerts/job'
+import type { Database, Db } from '@/lib/db/client'
 import { runDomainPosture } from '@/lib/jobs/domain-posture'
 import type { JobName } from '@/lib/jobs/names'
 import { deduplicate, publish } from '@/lib/office/service'
-import { runPartitionMaintenance } from '@/lib/query/partitions'
+import { runPartitionMaintenance } from '@/lib/datasets/storage/partitions'
 
 // The scheduled operator jobs. Each one calls the same service function as its internal HTTP
 // operation (lib/office/service.ts for the Message Center jobs), so the cron routes, the command
@@ -12,6 +13,8 @@ import { runPartitionMaintenance } from '@/lib/query/partitions'
 
 export interface JobContext {
   db: Db
+  /** The database itself, for jobs that read through the query engine's read-only sessions. */
+  database: Database
   dryRun: boolean
   /** Most Message Center posts one publishing run creates (the HTTP operation's `limit`). */
   limit?: number
@@ -75,6 +78,15 @@ export const JOBS: Readonly<Record<JobName, JobDefinition>> = {
       const result = await runPartitionMaintenance(db)
       const counts = { created: result.created.length, drained: result.drained, dropped: result.dropped.length }
       return { summary: `Created ${counts.created} partitions, moved ${counts.drained} rows out of default partitions, dropped ${counts.dropped} expired partitions.`, counts, report: result }
+    },
+  },
+  alerts: {
+    name: 'alerts',
+    description: 'Evaluates the condition of every saved view that has one, records firings and resolutions in the alerts dataset and sends what is pending (posture changes included) to ALERT_WEBHOOK_URL.',
+    async run({ database, dryRun }) {
+      const result = await runAlerts(database, { dryRun })
+      const failure = [result.errors.length ? `not evaluated: ${result.errors.join('; ')}` : '', result.counts.failed ? `${result.counts.failed} notification${result.counts.failed === 1 ? '' : 's'} not delivered (kept pending)` : ''].filter(Boolean).join('; ')
+      return { summary: result.summary, counts: result.counts, failure: failure || undefined, report: result }
     },
   },
 }

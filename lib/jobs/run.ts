@@ -1,20 +1,25 @@
 import 'server-only'
+import { sql } from 'drizzle-orm'
 import { getReadyDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { withJobLock } from '@/lib/jobs/lock'
 import type { JobName } from '@/lib/jobs/names'
 import { JOBS, type JobDefinition, type JobReport } from '@/lib/jobs/registry'
 import { log } from '@/lib/log'
-import { insertWithRollup, type InsertValue } from '@/lib/query/rollups'
+import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
 
 // runJob(): the one way a job runs, whoever starts it (a cron route, `npm run job`, an internal
 // HTTP operation). It takes the job's lock (lib/jobs/lock.ts; a second start while one runs is
-// `skipped`, "already running"), runs the job, writes one job_runs row when it ends, and never
-// throws: every failure is an outcome with its error text.
+// `skipped`, "already running"), records the run as `running`, runs the job, completes the row
+// when it ends, and never throws: every failure is an outcome with its error text. A `running` row
+// left by a process that died is marked `abandoned` by the next run of the job, which can only hold
+// the lock once that process is gone (health shows such a row as abandoned too: lib/jobs/status.ts).
+// The rollup (dashboards' counts) gets a run once it is complete; running and abandoned rows are
+// in the rows only.
 
-export const TRIGGERS = ['cron', 'cli', 'http'] as const
+export const TRIGGERS = ['cron', 'cli', 'http', 'timer'] as const
 export type Trigger = (typeof TRIGGERS)[number]
-export const OUTCOMES = ['succeeded', 'failed', 'skipped', 'dry-run'] as const
+export const OUTCOMES = ['succeeded', 'failed', 'skipped', 'dry-run', 'running', 'abandoned'] as const
 export type Outcome = (typeof OUTCOMES)[number]
 
 export interface RunOptions {
@@ -84,10 +89,12 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
   }
 
   let run: JobRun
+  let runningId: string | null = null
   try {
     const locked = await withJobLock(database, name, async (): Promise<{ ok: true; report: JobReport } | { ok: false; error: unknown }> => {
+      runningId = await recordStart(database, name, opts.trigger, started)
       try {
-        return { ok: true, report: await job.run({ db: database.db, dryRun, limit: opts.limit }) }
+        return { ok: true, report: await job.run({ db: database.db, database, dryRun, limit: opts.limit }) }
       } catch (error) {
         return { ok: false, error }
       }
@@ -107,7 +114,13 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
   try {
     // counts travels as a JSON object inside the rows' JSON, so it lands in jsonb as an object.
     const row = { startedAt: started, endedAt: new Date(run.endedAt), job: name, trigger: opts.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, summary: run.summary.slice(0, 2000), error: run.error?.slice(0, 2000) ?? null }
-    await insertWithRollup(database.db, 'job_runs', [row as unknown as Record<string, InsertValue>], ['started_at', 'id'])
+    const id = runningId as string | null
+    // The running row is replaced by the complete one (added to the rollup) in one transaction;
+    // also when a run that started just after the lock was released marked it abandoned.
+    await database.db.transaction(async (tx) => {
+      if (id !== null) await tx.execute(sql`DELETE FROM job_runs WHERE started_at = ${started.toISOString()} AND id = ${id}`)
+      await insertWithRollup(tx, 'job_runs', [row as unknown as Record<string, InsertValue>], ['started_at', 'id'])
+    })
     run.recorded = true
   } catch (error) {
     log.warn('job run not recorded in job_runs', { job: name, error: message(error) })
@@ -115,6 +128,29 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
   const level = run.outcome === 'failed' ? 'warn' : 'info'
   log[level]('job run', { job: name, trigger: run.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, error: run.error })
   return run
+}
+
+const ABANDONED_SUMMARY = 'Abandoned: the process running it ended before the run did (killed, crashed or stopped).'
+
+/**
+ * Under the job's lock: marks `running` rows of this job as `abandoned` (no other run can be
+ * alive: it would hold the lock), then writes this run's `running` row. Returns its id, or null
+ * when the row could not be written (the run goes on; its row is written at the end).
+ */
+async function recordStart(database: Database, name: JobName, trigger: Trigger, started: Date): Promise<string | null> {
+  try {
+    const abandoned = (await database.db.execute(
+      sql`UPDATE job_runs SET outcome = 'abandoned', summary = ${ABANDONED_SUMMARY} WHERE job = ${name} AND outcome = 'running' RETURNING started_at`,
+    )) as unknown as { rows: unknown[] }
+    if (abandoned.rows.length > 0) log.warn('earlier runs of the job were abandoned', { job: name, runs: abandoned.rows.length })
+    const result = (await database.db.execute(
+      sql`INSERT INTO job_runs (started_at, job, trigger, outcome, summary) VALUES (${started.toISOString()}, ${name}, ${trigger}, 'running', 'Running.') RETURNING id::text AS id`,
+    )) as unknown as { rows: Array<{ id: string }> }
+    return result.rows[0].id
+  } catch (error) {
+    log.warn('job run not recorded as running', { job: name, error: message(error) })
+    return null
+  }
 }
 
 /**

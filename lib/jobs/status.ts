@@ -2,6 +2,7 @@ import 'server-only'
 import { sql } from 'drizzle-orm'
 import { config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
+import { LOCK_HELD_SQL, runningHere } from '@/lib/jobs/lock'
 import { JOB_NAMES, type JobName } from '@/lib/jobs/names'
 import type { Outcome } from '@/lib/jobs/run'
 import { nextRun, parseCron } from '@/lib/jobs/schedule'
@@ -29,7 +30,8 @@ export async function jobStatuses(db: Db, now = new Date(), schedules: Record<Jo
     (SELECT max(r.started_at) FROM job_runs r WHERE r.job = j.job AND r.outcome = 'succeeded' AND NOT r.demo) AS last_success,
     (SELECT min(r.started_at) FROM job_runs r WHERE r.job = j.job AND NOT r.demo) AS first_run,
     (SELECT max(r.started_at) FROM job_runs r WHERE r.job = j.job AND NOT r.demo) AS last_run,
-    (SELECT r.outcome FROM job_runs r WHERE r.job = j.job AND NOT r.demo ORDER BY r.started_at DESC, r.id DESC LIMIT 1) AS last_outcome
+    (SELECT r.outcome FROM job_runs r WHERE r.job = j.job AND NOT r.demo ORDER BY r.started_at DESC, r.id DESC LIMIT 1) AS last_outcome,
+    ${sql.raw(LOCK_HELD_SQL('j.job'))} AS lock_held
   FROM (VALUES ${names}) AS j(job)`)) as unknown as { rows: Row[] }
   const byJob = new Map(result.rows.map((r) => [String(r.job), r]))
   return Object.fromEntries(
@@ -40,7 +42,9 @@ export async function jobStatuses(db: Db, now = new Date(), schedules: Record<Jo
       const due = reference ? nextRun(parseCron(schedules[name]), new Date(reference)) : null
       const dueBy = due ? new Date(due.getTime() + graceS * 1000) : null
       const startedAt = iso(r.last_run)
-      const outcome = r.last_outcome === null || r.last_outcome === undefined ? null : String(r.last_outcome)
+      let outcome = r.last_outcome === null || r.last_outcome === undefined ? null : String(r.last_outcome)
+      // A running row whose lock nobody holds: the process running it died (the next run marks it so).
+      if (outcome === 'running' && r.lock_held !== true && !runningHere(name)) outcome = 'abandoned'
       const status: JobStatus = {
         schedule: schedules[name],
         lastSuccess,

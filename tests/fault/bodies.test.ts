@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import http from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { DATABASE_URL, report, rssMb } from '../helpers/fault'
-import { percentile, runLoad } from '../helpers/load'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { DATABASE_URL, report, rssMb } from '../../test-support/fault'
+import { percentile, runLoad } from '../../test-support/load'
 
 // Oversized bodies against the built server: twenty concurrent 10 MiB bodies are refused with 413
 // while other routes stay fast and memory stays bounded, and Logpush batches of 9, 10, 11 and 50 MiB,

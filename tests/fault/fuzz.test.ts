@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import OpenAPIBackend from 'openapi-backend'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { report } from '../helpers/fault'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { report } from '../../test-support/fault'
 
 // A schema-driven fuzz of every public operation, generated from /api/openapi.json with fast-check
 // (a fixed seed, so a run can be repeated): path parameters, query strings, bodies, content types

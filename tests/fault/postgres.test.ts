@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { DATABASE_URL, pollUntil, proxied, report, requestLogRows } from '../helpers/fault'
-import { runLoad, stats } from '../helpers/load'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { DATABASE_URL, pollUntil, proxied, report, requestLogRows } from '../../test-support/fault'
+import { runLoad, stats } from '../../test-support/load'
 
 // Postgres cut and hung under load, through a proxy in front of the real database: the REST API
 // keeps answering, health says degraded with a 200, and once the database is back the request log
 // holds exactly one row per answered request. Then SIGTERM while it hangs: the process exits within
-// its grace period, the unwritten entries are in the spool, and the next start writes them.
+// its grace period, the unstored entries are in the journal, and the next start writes them.
 
 const spoolDirs: string[] = []
 const newSpoolDir = () => {
@@ -75,7 +75,7 @@ describe.each(['cut', 'hang'] as const)('Postgres %s under load', (fault) => {
 describe('SIGTERM while Postgres hangs', () => {
   it('exits within the grace period with the entries spooled, and the next start writes them once', async () => {
     const GRACE_MS = 3000
-    const FLUSH_DEADLINE_MS = 4000 // SHUTDOWN_FLUSH_MS in lib/query/request-log-writer.ts
+    const FLUSH_DEADLINE_MS = 2000 // SHUTDOWN_SHIP_MS in lib/request-log/shipper.ts
     const spool = newSpoolDir()
     const db = await proxied(DATABASE_URL)
     const env = { DATABASE_URL: db.url, RATE_LIMIT_MAX: '1000000', REQUEST_LOG_SPOOL_DIR: spool, SHUTDOWN_GRACE_MS: String(GRACE_MS) }
@@ -89,13 +89,13 @@ describe('SIGTERM while Postgres hangs', () => {
       app.signal('SIGTERM')
       const code = await app.exited
       const exitMs = Date.now() - t0
-      const spooled = readdirSync(spool)
+      const spooled = readdirSync(spool).filter((f) => f.endsWith('.ndjson'))
       db.proxy.restore()
 
       app = await startApp(env)
       const answered = before.answered + during.answered
       const logged = await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= answered, 60_000)
-      const left = await pollUntil(async () => readdirSync(spool), (files) => files.length === 0, 10_000)
+      const left = await pollUntil(async () => readdirSync(spool).filter((f) => f.endsWith('.ndjson')), (files) => files.length === 0, 10_000)
       report('sigterm with postgres hung', { answered, exitCode: code, exitMs, spoolFiles: spooled.length, rowsAfterReplay: logged.rows, duplicateIds: logged.duplicateIds, spoolFilesAfter: left.length })
       expect(before.failures + during.failures).toBe(0)
       expect(code).toBe(0)

@@ -1,9 +1,9 @@
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { pollUntil, proxied, REDIS_URL, report, sleep } from '../helpers/fault'
-import { runLoad, stats } from '../helpers/load'
-import type { TcpProxy } from '../helpers/tcp-proxy'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { pollUntil, proxied, REDIS_URL, report, sleep } from '../../test-support/fault'
+import { runLoad, stats } from '../../test-support/load'
+import type { TcpProxy } from '../../test-support/tcp-proxy'
 
 // The rate-limit store killed and hung under load, through a proxy in front of the real Redis, and
 // one store shared by two processes. The store deadline is raised to 1 s here, so every request

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { startApp, type RunningApp } from '../helpers/app'
-import { startFakeDoh } from '../helpers/fake-doh'
-import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { report, rssMb, sleep } from '../helpers/fault'
-import { runLoad, stats } from '../helpers/load'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { startFakeDoh } from '../../test-support/fake-doh'
+import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { report, rssMb, sleep } from '../../test-support/fault'
+import { runLoad, stats } from '../../test-support/load'
 
 // Sixty seconds of mixed load (cheap operations, upstream-backed lookups, batches, errors, the
 // tool server). Every 5 s the server is asked for a full garbage collection over its inspector

@@ -1,11 +1,11 @@
 import 'server-only'
-import type { requestLog } from '@/drizzle/schema'
+import type { requestLog } from '@/lib/datasets/requests/tables'
 import type { Db } from '@/lib/db/client'
-import { bulkInsertWithRollup } from '@/lib/query/bulk-insert'
+import { bulkInsertWithRollup } from '@/lib/datasets/storage/bulk-insert'
 
-// The request log's write, for the writer (lib/query/request-log-writer.ts) and anything that
+// The request log's write, for the writer (lib/request-log/writer.ts) and anything that
 // replays entries: one transaction copies the rows into a staging table, inserts them and adds them
-// to the rollup (lib/query/bulk-insert.ts). A row is unique by (request_id, time), so a batch
+// to the rollup (lib/datasets/storage/bulk-insert.ts). A row is unique by (request_id, time), so a batch
 // written again after a lost acknowledgement, a retry or a replay stores and counts nothing twice;
 // a failed write stores nothing and may simply be written again.
 
