@@ -1,0 +1,193 @@
+import 'server-only'
+import { sql } from 'drizzle-orm'
+import { config } from '@/lib/config'
+import type { Db } from '@/lib/db/client'
+import { AppError } from '@/lib/errors'
+import { log } from '@/lib/log'
+import { UpstreamStatus, upstreamFetch } from '@/lib/upstream/http'
+
+// Webhook delivery of the alerts dataset's pending rows, through the one upstream HTTP module.
+// A row is `pending` from the moment it is recorded until the receiver answers 2xx; each attempt
+// (when, HTTP status or error, how long) is appended to its `attempt_log`. Within one run a
+// notification gets ALERT_DELIVERY_ATTEMPTS attempts with exponential backoff, all inside
+// ALERT_DELIVERY_BUDGET_MS; a receiver that stays down keeps the rest pending, oldest first, for
+// the next run: nothing is dropped. Only the alerts job delivers (under its lock), so a
+// notification is never sent twice by two runs at once.
+
+export const WEBHOOK_UPSTREAM = 'alert webhook'
+export type WebhookFormat = 'json' | 'slack'
+
+export interface AlertRow {
+  id: number
+  at: string
+  kind: string
+  event: string
+  alertKey: string
+  name: string
+  dataset: string | null
+  metric: string | null
+  op: string | null
+  threshold: number | null
+  value: number | null
+  windowMinutes: number | null
+  summary: string
+  link: string | null
+}
+
+export interface Attempt {
+  at: string
+  ok: boolean
+  status: number | null
+  error: string | null
+  ms: number
+}
+
+/** json or slack: ALERT_WEBHOOK_FORMAT, or with `auto` slack for a Slack incoming-webhook URL. */
+export function webhookFormat(url: string, setting: 'auto' | 'json' | 'slack' = config.ALERT_WEBHOOK_FORMAT): WebhookFormat {
+  if (setting !== 'auto') return setting
+  try {
+    return new URL(url).hostname === 'hooks.slack.com' ? 'slack' : 'json'
+  } catch {
+    return 'json'
+  }
+}
+
+const EVENT_TITLES: Record<string, string> = { fired: 'FIRING', resolved: 'RESOLVED', changed: 'CHANGED' }
+
+/** The request body of one notification. */
+export function webhookBody(alert: AlertRow, format: WebhookFormat): Record<string, unknown> {
+  if (format === 'slack') {
+    const title = `${EVENT_TITLES[alert.event] ?? alert.event.toUpperCase()}: ${alert.name}`
+    const context = [`${alert.kind === 'posture' ? 'Domain posture' : 'Saved view'} · ${alert.at}`, ...(alert.link ? [`<${alert.link}|Open>`] : [])].join(' · ')
+    return {
+      text: `${title}: ${alert.summary}`,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: `*${escapeSlack(title)}*\n${escapeSlack(alert.summary)}` } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: context }] },
+      ],
+    }
+  }
+  return {
+    id: alert.id,
+    at: alert.at,
+    kind: alert.kind,
+    event: alert.event,
+    key: alert.alertKey,
+    name: alert.name,
+    summary: alert.summary,
+    ...(alert.kind === 'condition' ? { condition: { dataset: alert.dataset, metric: alert.metric, op: alert.op, threshold: alert.threshold, windowMinutes: alert.windowMinutes }, value: alert.value } : {}),
+    link: alert.link,
+  }
+}
+
+/** Slack's mrkdwn reads &, < and > as markup. */
+const escapeSlack = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+
+export interface DeliveryOptions {
+  url?: string
+  format?: 'auto' | 'json' | 'slack'
+  attempts?: number
+  budgetMs?: number
+  /** Backoff before the second attempt; doubled for each next one. */
+  backoffMs?: number
+  /** Most rows one run tries. */
+  limit?: number
+  now?: () => number
+}
+
+export interface DeliveryResult {
+  delivered: number
+  failed: number
+  /** Still pending after this run (including any not tried for lack of time). */
+  pending: number
+  attempts: number
+}
+
+type Row = Record<string, unknown>
+const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const message = (error: unknown) => (error instanceof AppError && error.details?.detail ? `${error.message} (${String(error.details.detail).slice(0, 200)})` : error instanceof Error ? error.message : String(error))
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString())
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+
+/** A receiver answering this is down or busy: the rest of the queue waits for the next run. */
+const receiverDown = (a: Attempt) => !a.ok && (a.status === null || a.status >= 500 || a.status === 429 || a.status === 408)
+
+export async function deliverPending(db: Db, link: (row: Row) => string | null, opts: DeliveryOptions = {}): Promise<DeliveryResult> {
+  const url = opts.url ?? config.ALERT_WEBHOOK_URL
+  const now = opts.now ?? Date.now
+  const budgetMs = opts.budgetMs ?? config.ALERT_DELIVERY_BUDGET_MS
+  const maxAttempts = opts.attempts ?? config.ALERT_DELIVERY_ATTEMPTS
+  const backoffMs = opts.backoffMs ?? 500
+  const deadline = now() + budgetMs
+  const result: DeliveryResult = { delivered: 0, failed: 0, pending: 0, attempts: 0 }
+  if (!url) return result
+  const format = webhookFormat(url, opts.format)
+  const pending = rowsOf(
+    await db.execute(
+      sql`SELECT "id", "at", "at"::text AS "at_key", "kind", "event", "alert_key", "name", "dataset", "metric", "op", "threshold", "value", "window_minutes", "summary" FROM "alerts" WHERE "delivery" = 'pending' ORDER BY "at", "id" LIMIT ${opts.limit ?? 100}`,
+    ),
+  )
+  let stopped = false
+  for (const r of pending) {
+    if (stopped || deadline - now() < 1000) {
+      result.pending++
+      continue
+    }
+    const alert: AlertRow = {
+      id: Number(r.id),
+      at: iso(r.at),
+      kind: String(r.kind),
+      event: String(r.event),
+      alertKey: String(r.alert_key),
+      name: String(r.name),
+      dataset: r.dataset === null ? null : String(r.dataset),
+      metric: r.metric === null ? null : String(r.metric),
+      op: r.op === null ? null : String(r.op),
+      threshold: num(r.threshold),
+      value: num(r.value),
+      windowMinutes: num(r.window_minutes),
+      summary: String(r.summary),
+      link: link(r),
+    }
+    const body = JSON.stringify(webhookBody(alert, format))
+    const attempts: Attempt[] = []
+    for (let n = 0; n < maxAttempts; n++) {
+      if (n > 0) {
+        const wait = backoffMs * 2 ** (n - 1)
+        if (deadline - now() < wait + 1000) break
+        await sleep(wait)
+      }
+      const started = now()
+      const timeoutMs = Math.max(500, Math.min(config.UPSTREAM_TIMEOUT_MS, deadline - started))
+      try {
+        const res = await upstreamFetch(WEBHOOK_UPSTREAM, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, timeoutMs, retries: 0, maxBytes: 64 * 1024 })
+        attempts.push({ at: new Date(started).toISOString(), ok: true, status: res.status, error: null, ms: now() - started })
+        break
+      } catch (error) {
+        const status = error instanceof UpstreamStatus ? error.upstreamStatus : null
+        attempts.push({ at: new Date(started).toISOString(), ok: false, status, error: message(error).slice(0, 500), ms: now() - started })
+        // A 4xx other than 408/429 will not change by asking again within this run.
+        if (!receiverDown(attempts.at(-1)!)) break
+      }
+    }
+    result.attempts += attempts.length
+    const last = attempts.at(-1)
+    const ok = last?.ok === true
+    if (ok) result.delivered++
+    else {
+      result.failed++
+      result.pending++
+      if (!last || receiverDown(last)) stopped = true
+    }
+    await db.execute(sql`UPDATE "alerts" SET
+      "attempts" = "attempts" + ${attempts.length},
+      "attempt_log" = "attempt_log" || ${JSON.stringify(attempts)}::jsonb,
+      "delivery" = ${ok ? 'delivered' : 'pending'},
+      "delivered_at" = ${ok ? last.at : null}::timestamptz,
+      "last_error" = ${ok ? null : (last?.error ?? null)}
+      WHERE "at" = ${String(r.at_key)}::timestamptz AND "id" = ${alert.id}`)
+    if (!ok) log.warn('alert not delivered', { id: alert.id, key: alert.alertKey, attempts: attempts.length, error: last?.error })
+  }
+  return result
+}

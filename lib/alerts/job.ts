@@ -1,0 +1,241 @@
+import 'server-only'
+import { sql } from 'drizzle-orm'
+import { describeCondition, formatValue, formatWindow, isMet, METRIC_LABELS, type Condition } from '@/lib/alerts/condition'
+import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib/alerts/deliver'
+import { config } from '@/lib/config'
+import type { Database, Db } from '@/lib/db/client'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { listConditions, type SavedView } from '@/lib/query/saved'
+import { runQuery } from '@/lib/query/service'
+import { parseViewState } from '@/lib/view/view-state'
+
+// The alerts job: evaluates the condition of every saved view that has one over its window (the
+// query engine, read-only, under the statement timeout), records each firing and resolution in the
+// alerts dataset, and delivers what is pending to ALERT_WEBHOOK_URL (lib/alerts/deliver.ts). The
+// domain-posture job records its changes here too (recordPostureChanges), and this job delivers them.
+//
+// State lives in the alerts rows themselves, per `alert_key`:
+// - the alert's state is its latest row's event (fired → firing; resolved, or no row → ok);
+// - what the receiver was told is its latest row that was sent (pending or delivered);
+// - the cooldown runs from its latest sent `fired` (or posture `changed`).
+// A change of state is always recorded. It is sent when the receiver was told otherwise, except a
+// firing within ALERT_COOLDOWN_S of the previous sent firing, which is recorded `suppressed`; if
+// the alert is still firing once the cooldown is over, one more `fired` is sent then. So a
+// flapping condition sends at most one firing and one resolution per cooldown, and the receiver
+// always ends up told the current state. A resolution is never held back.
+
+/**
+ * Time one run may spend measuring conditions (each measurement is also bounded by the statement
+ * timeout); conditions left over are named in the run's error and measured on the next run. With
+ * the delivery budget it keeps a run inside the cron route's 300 s.
+ */
+export const EVALUATION_BUDGET_MS = 120_000
+
+export type AlertState = 'firing' | 'ok'
+export type Delivery = 'pending' | 'suppressed' | 'disabled'
+
+interface Sent {
+  event: string
+  at: Date
+}
+
+export interface KeyHistory {
+  /** The latest row's event. */
+  last: string | null
+  /** The latest row sent (pending or delivered). */
+  told: Sent | null
+  /** The latest sent firing (fired or changed). */
+  lastFiring: Sent | null
+}
+
+/**
+ * What to record for one condition at one evaluation: nothing, or an event and its delivery.
+ * Pure, for the tests: `webhook` false records changes as `disabled` and never catches up.
+ */
+export function decide(firing: boolean, history: KeyHistory, now: Date, opts: { cooldownS: number; webhook: boolean }): { event: 'fired' | 'resolved'; delivery: Delivery } | null {
+  const current: AlertState = firing ? 'firing' : 'ok'
+  const previous: AlertState = history.last === 'fired' ? 'firing' : 'ok'
+  const told: AlertState = history.told?.event === 'fired' ? 'firing' : 'ok'
+  const cooled = !history.lastFiring || now.getTime() - history.lastFiring.at.getTime() >= opts.cooldownS * 1000
+  const send = current !== told && (current === 'ok' || cooled)
+  const event = firing ? 'fired' : 'resolved'
+  if (!opts.webhook) return current !== previous ? { event, delivery: 'disabled' } : null
+  if (current !== previous) return { event, delivery: send ? 'pending' : 'suppressed' }
+  // Unchanged, but the receiver was told otherwise (a firing held back by the cooldown): catch up.
+  return send ? { event, delivery: 'pending' } : null
+}
+
+type Row = Record<string, unknown>
+const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
+const SENT = sql`"delivery" IN ('pending', 'delivered')`
+const date = (v: unknown) => (v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')))
+
+/** The rows that say an alert's state (index alerts_key_time_idx: each read is one index probe per day partition). */
+export async function keyHistory(db: Db, key: string): Promise<KeyHistory> {
+  const latest = (where: ReturnType<typeof sql>) =>
+    db.execute(sql`SELECT "event", "at" FROM "alerts" WHERE "alert_key" = ${key}${where} ORDER BY "at" DESC, "id" DESC LIMIT 1`).then((r) => rowsOf(r)[0])
+  const [last, told, lastFiring] = await Promise.all([latest(sql``), latest(sql` AND ${SENT}`), latest(sql` AND ${SENT} AND "event" IN ('fired', 'changed')`)])
+  const sent = (r: Row | undefined): Sent | null => (r ? { event: String(r.event), at: date(r.at) } : null)
+  return { last: last ? String(last.event) : null, told: sent(told), lastFiring: sent(lastFiring) }
+}
+
+export interface Measurement {
+  value: number
+  /** Whether a count behind the value is the planner's estimate (more rows than QUERY_EXACT_COUNT_LIMIT). */
+  estimated: boolean
+}
+
+/** The condition's metric over [now − window, now) of the view's dataset and filter. */
+export async function measure(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, now: Date): Promise<Measurement> {
+  const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
+  const dataset = DATASETS[state.dataset]
+  const range = { dataset: state.dataset, dateFrom: new Date(now.getTime() - condition.windowMinutes * 60_000).toISOString(), dateTo: now.toISOString(), limit: 1 }
+  const opts = { database, timeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS }
+  const total = await runQuery({ ...range, ...(state.filter ? { filter: state.filter } : {}) }, opts)
+  if (condition.metric === 'count') return { value: total.count, estimated: !total.countExact }
+  if (!dataset.errorFilter) throw new Error(`${dataset.label} has no error rate`)
+  const errorFilter = state.filter ? `(${state.filter}) AND (${dataset.errorFilter})` : dataset.errorFilter
+  const errors = await runQuery({ ...range, filter: errorFilter }, opts)
+  return { value: total.count === 0 ? 0 : errors.count / total.count, estimated: !total.countExact || !errors.countExact }
+}
+
+/** The notification's text. */
+export function conditionSummary(view: Pick<SavedView, 'name' | 'view'>, condition: Condition, event: 'fired' | 'resolved', m: Measurement): string {
+  const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
+  const value = `${m.estimated ? 'about ' : ''}${formatValue(condition.metric, m.value)}`
+  const scope = `${DATASETS[state.dataset].label}${state.filter ? `, filter ${state.filter}` : ''}`
+  const metric = METRIC_LABELS[condition.metric].toLowerCase()
+  if (event === 'fired') return `“${view.name}” is firing: ${metric} ${value} is ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
+  return `“${view.name}” resolved: ${metric} ${value} is no longer ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
+}
+
+/** Where a notification points: the saved view's page, or the domain's posture changes. */
+export function linkFor(base: string, row: { kind: string; name: string; alertKey: string }, views: ReadonlyMap<string, Pick<SavedView, 'page' | 'view'>>): string | null {
+  const root = base.replace(/\/$/, '')
+  if (row.kind === 'posture') return `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${row.name.replaceAll("'", "''")}' AND changed = true` })}`
+  const view = views.get(row.alertKey)
+  if (!view) return null
+  return `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}`
+}
+
+const alertRow = (fields: Partial<Record<string, InsertValue>> & { at: Date; kind: string; event: string; alertKey: string; name: string; summary: string; delivery: Delivery }): Record<string, InsertValue> => ({
+  dataset: null,
+  metric: null,
+  op: null,
+  threshold: null,
+  value: null,
+  windowMinutes: null,
+  ...fields,
+})
+
+export interface AlertsResult {
+  summary: string
+  counts: { conditions: number; evaluated: number; errors: number; fired: number; resolved: number; suppressed: number; delivered: number; failed: number; pending: number; attempts: number }
+  /** The first conditions that could not be evaluated, with why. */
+  errors: string[]
+  /** What each condition measured this run. */
+  evaluations: Array<{ id: string; name: string; condition: string; value: number; firing: boolean; recorded: string | null }>
+}
+
+export interface AlertsDeps {
+  now?: () => Date
+  /** ALERT_COOLDOWN_S unless given. */
+  cooldownS?: number
+  evaluationBudgetMs?: number
+  delivery?: DeliveryOptions
+}
+
+export async function runAlerts(database: Database, { dryRun }: { dryRun: boolean }, deps: AlertsDeps = {}): Promise<AlertsResult> {
+  const db = database.db
+  const now = (deps.now ?? (() => new Date()))()
+  const webhook = Boolean(deps.delivery?.url ?? config.ALERT_WEBHOOK_URL)
+  const views = await listConditions(db)
+  const counts: AlertsResult['counts'] = { conditions: views.length, evaluated: 0, errors: 0, fired: 0, resolved: 0, suppressed: 0, delivered: 0, failed: 0, pending: 0, attempts: 0 }
+  const errors: string[] = []
+  const evaluations: AlertsResult['evaluations'] = []
+  const rows: Record<string, InsertValue>[] = []
+  const deadline = performance.now() + (deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS)
+  for (const view of views) {
+    const condition = view.condition!
+    if (performance.now() > deadline) {
+      counts.errors++
+      errors.push(`${view.name}: not measured, the run's ${(deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS) / 1000} s for conditions was used up`)
+      continue
+    }
+    const key = `view:${view.id}`
+    let m: Measurement
+    try {
+      m = await measure(database, view, condition, now)
+    } catch (error) {
+      counts.errors++
+      errors.push(`${view.name}: ${error instanceof Error ? error.message : String(error)}`)
+      continue
+    }
+    counts.evaluated++
+    const firing = isMet(condition, m.value)
+    const decision = decide(firing, await keyHistory(db, key), now, { cooldownS: deps.cooldownS ?? config.ALERT_COOLDOWN_S, webhook })
+    evaluations.push({ id: view.id, name: view.name, condition: describeCondition(condition), value: m.value, firing, recorded: decision ? `${decision.event} (${decision.delivery})` : null })
+    if (!decision) continue
+    counts[decision.event]++
+    if (decision.delivery === 'suppressed') counts.suppressed++
+    const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
+    rows.push(
+      alertRow({
+        at: now,
+        kind: 'condition',
+        event: decision.event,
+        alertKey: key,
+        name: view.name,
+        dataset: state.dataset,
+        metric: condition.metric,
+        op: condition.op,
+        threshold: condition.threshold,
+        value: m.value,
+        windowMinutes: condition.windowMinutes,
+        summary: conditionSummary(view, condition, decision.event, m),
+        delivery: decision.delivery,
+      }),
+    )
+  }
+  if (!dryRun) {
+    await insertWithRollup(db, 'alerts', rows, ['at', 'id'])
+    const byKey = new Map(views.map((v) => [`view:${v.id}`, v]))
+    const delivered: DeliveryResult = await deliverPending(db, (r) => linkFor(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: String(r.name), alertKey: String(r.alert_key) }, byKey), deps.delivery)
+    Object.assign(counts, { delivered: delivered.delivered, failed: delivered.failed, pending: delivered.pending, attempts: delivered.attempts })
+  }
+  const summary = [
+    `Evaluated ${counts.evaluated} of ${counts.conditions} condition${counts.conditions === 1 ? '' : 's'}: ${counts.fired} fired, ${counts.resolved} resolved (${counts.suppressed} within the cooldown, not sent)`,
+    dryRun ? 'dry run: nothing recorded or sent' : webhook ? `${counts.delivered} notification${counts.delivered === 1 ? '' : 's'} delivered, ${counts.pending} pending` : 'no ALERT_WEBHOOK_URL: recorded only',
+  ].join('; ')
+  return { summary: `${summary}.`, counts, errors: errors.slice(0, 5), evaluations }
+}
+
+export interface PostureChange {
+  checkedAt: Date
+  domain: string
+  checkName: string
+  change: string | null
+}
+
+/**
+ * Records the domain-posture job's changes as alerts: one `changed` row per domain and run,
+ * listing what changed, pending for the next alerts run (or suppressed within the cooldown of
+ * the domain's previous notification; `disabled` without a webhook). Returns the rows recorded.
+ */
+export async function recordPostureChanges(db: Db, changes: PostureChange[], opts: { cooldownS?: number; webhook?: boolean } = {}): Promise<number> {
+  const cooldownS = opts.cooldownS ?? config.ALERT_COOLDOWN_S
+  const webhook = opts.webhook ?? Boolean(config.ALERT_WEBHOOK_URL)
+  const byDomain = new Map<string, PostureChange[]>()
+  for (const c of changes) byDomain.set(c.domain, [...(byDomain.get(c.domain) ?? []), c])
+  const rows: Record<string, InsertValue>[] = []
+  for (const [domain, list] of byDomain) {
+    const key = `posture:${domain}`
+    const at = list[0].checkedAt
+    const { lastFiring } = await keyHistory(db, key)
+    const cooled = !lastFiring || at.getTime() - lastFiring.at.getTime() >= cooldownS * 1000
+    const what = list.map((c) => (c.checkName === 'overall' ? (c.change ?? 'changed') : `${c.checkName}: ${c.change ?? 'changed'}`)).join('; ')
+    rows.push(alertRow({ at, kind: 'posture', event: 'changed', alertKey: key, name: domain, dataset: 'domain_checks', summary: `${domain}: mail and DNS posture changed: ${what}.`.slice(0, 2000), delivery: !webhook ? 'disabled' : cooled ? 'pending' : 'suppressed' }))
+  }
+  return insertWithRollup(db, 'alerts', rows, ['at', 'id'])
+}

@@ -1,0 +1,122 @@
+import 'server-only'
+import { sql, type SQL } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import { getDataset, type ColumnType, type DatasetDef } from '@/lib/datasets/catalog'
+import { rollupAligned, rollupDimensionFor, rollupHourOnly, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
+import { checkFilter } from '@/lib/query/filter'
+import { FacetsRequest, resolveRange, type FacetsResult } from '@/lib/query/schemas'
+import { parse, readOnly, whereSql, type ExecOptions } from '@/lib/query/service'
+
+// Facets: the top values of each categorical column (the columns the dataset's rollup groups by)
+// for a range and filter, with counts and their share. A column is read from the rollup when the
+// rollup can answer it exactly (whole-minute range, and the filter on no column or on that one
+// rollup column: lib/datasets/storage/rollups.ts rollupDimensionFor); every other column is
+// counted within a bounded sample, the newest FACET_SAMPLE_ROWS matching rows of the range (read
+// backwards along the time index, so its cost is bounded by the limit, not the range). The
+// answer says which, and when the range held fewer rows than the limit the sample is all of them.
+// One statement per rollup column and one over the sample, each shown like every panel's.
+
+export const FACET_SAMPLE_ROWS = 10_000
+
+const dialect = new PgDialect()
+const id = (name: string) => sql.identifier(name)
+const statement = (query: SQL) => {
+  const q = dialect.sqlToQuery(query)
+  return { text: q.sql, params: q.params as Array<string | number | boolean | null> }
+}
+
+/** The columns facets are shown for: the rollup's dimensions (categorical by construction), in the dataset's column order. */
+export function facetColumns(dataset: DatasetDef): string[] {
+  const dims = new Set(dataset.rollup.dimensions)
+  return dataset.columns.filter((c) => dims.has(c.name) && c.type !== 'timestamp' && c.type !== 'json').map((c) => c.name)
+}
+
+export async function runFacets(input: FacetsRequest, opts: ExecOptions = {}): Promise<FacetsResult> {
+  const req = parse(FacetsRequest, input)
+  const dataset = getDataset(req.dataset)
+  const { from, to } = resolveRange(req.dateFrom, req.dateTo)
+  const filter = await checkFilter(req.filter, dataset)
+  const spec = rollupSpec(dataset)
+  const aligned = opts.rollups !== false && rollupAligned(from, to)
+  const columns = facetColumns(dataset)
+  const fromRollup: Array<{ column: string; dimension: string }> = []
+  const fromSample: string[] = []
+  for (const column of columns) {
+    // An hour-only column keeps capped per-hour top lists: counted in the sample instead, exactly.
+    const dimension = aligned && !rollupHourOnly(spec, column) ? rollupDimensionFor(spec, { id: `facet_${column}`, kind: 'top', title: column, column, limit: req.values }, filter.columns) : null
+    if (dimension === null) fromSample.push(column)
+    else fromRollup.push({ column, dimension })
+  }
+  const filterWhere = filter.sql ? sql` WHERE (${sql.raw(filter.sql)})` : sql``
+
+  // One statement per rollup column, run concurrently like the dashboard's panels: each is small
+  // (a few thousand hour rows), where one UNION of them all would cross the planner's JIT threshold
+  // and spend longer compiling than reading.
+  const rollupQueries = fromRollup.map(({ column, dimension }) => ({ column, query: topOfRelation(column, rollupRowsSql(spec, dimension, from, to, true), sql`sum("rows")::bigint`, filterWhere, req.values) }))
+  // The sample: the newest rows of the range that match, only the columns it is read for.
+  const sampleQuery = fromSample.length
+    ? sql`WITH "sample" AS MATERIALIZED (SELECT ${sql.join(fromSample.map(id), sql`, `)} FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)} ORDER BY ${id(dataset.timeColumn)} DESC LIMIT ${FACET_SAMPLE_ROWS})
+${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint AS "count", count(*)::bigint AS "total", 0::bigint AS "distinct" FROM "sample")`, ...fromSample.map((column) => topOfRelation(column, sql`"sample"`, sql`count(*)::bigint`, sql``, req.values))], sql` UNION ALL `)}`
+    : null
+
+  const started = performance.now()
+  const [sampleRows, ...perColumn] = await Promise.all([
+    sampleQuery ? readOnly(opts, (session) => session.execute(sampleQuery)) : [],
+    ...rollupQueries.map((q) => readOnly(opts, (session) => session.execute(q.query))),
+  ])
+  const rollupRows = perColumn.flat()
+  const elapsedMs = Math.round((performance.now() - started) * 100) / 100
+
+  const sampleSize = sampleQuery ? Number(sampleRows.find((r) => r.column === '')?.count ?? 0) : 0
+  const byColumn = new Map<string, FacetsResult['facets'][number]>()
+  const collect = (rows: Array<Record<string, unknown>>, source: 'rollup' | 'sample') => {
+    for (const r of rows) {
+      const column = String(r.column)
+      if (!column) continue
+      const facet = byColumn.get(column) ?? { column, source, total: Number(r.total), distinct: Number(r.distinct), values: [] }
+      byColumn.set(column, facet)
+      const count = Number(r.count)
+      facet.values.push({ value: typed(typeOf(dataset, column), r.value), count, share: facet.total ? count / facet.total : 0 })
+    }
+  }
+  collect(rollupRows, 'rollup')
+  collect(sampleRows, 'sample')
+  const facets = columns.map(
+    (column) => byColumn.get(column) ?? { column, source: fromSample.includes(column) ? ('sample' as const) : ('rollup' as const), total: fromSample.includes(column) ? sampleSize : 0, distinct: 0, values: [] },
+  )
+  for (const facet of facets) facet.values.sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)))
+  return {
+    dataset: req.dataset,
+    range: { from: from.toISOString(), to: to.toISOString() },
+    filter: filter.sql,
+    facets,
+    sample: sampleQuery ? { limit: FACET_SAMPLE_ROWS, rows: sampleSize, complete: sampleSize < FACET_SAMPLE_ROWS } : null,
+    statements: [...rollupQueries.map((q) => ({ label: `${q.column}, from the rollup`, sql: statement(q.query) })), ...(sampleQuery ? [{ label: `Facets from the newest ${FACET_SAMPLE_ROWS.toLocaleString('en')} matching rows`, sql: statement(sampleQuery) }] : [])],
+    elapsedMs,
+  }
+}
+
+/** One column's top values as a subquery: `column`, `value` (jsonb, so typed across columns), `count`, `total`, `distinct`. */
+function topOfRelation(column: string, relation: SQL, count: SQL, where: SQL, values: number): SQL {
+  const c = id(column)
+  return sql`(SELECT ${column}::text AS "column", to_jsonb("value") AS "value", "count", "total", "distinct" FROM (SELECT ${c} AS "value", ${count} AS "count", (sum(${count}) OVER ())::bigint AS "total", (count(*) OVER ())::bigint AS "distinct" FROM ${relation}${where} GROUP BY 1 ORDER BY 2 DESC, 1 NULLS LAST LIMIT ${values}) AS "top")`
+}
+
+function typeOf(dataset: DatasetDef, column: string): ColumnType {
+  return dataset.columns.find((c) => c.name === column)?.type ?? 'text'
+}
+
+/** A jsonb value as the driver hands it back, as the column's JSON value. */
+export function typed(type: ColumnType, v: unknown): string | number | boolean | null {
+  if (v === null || v === undefined) return null
+  switch (type) {
+    case 'integer':
+    case 'bigint':
+    case 'number':
+      return Number(v)
+    case 'boolean':
+      return typeof v === 'boolean' ? v : v === 'true' || v === 't'
+    default:
+      return String(v)
+  }
+}

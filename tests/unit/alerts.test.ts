@@ -1,0 +1,242 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Condition, describeCondition, isMet } from '@/lib/alerts/condition'
+import { webhookBody, webhookFormat } from '@/lib/alerts/deliver'
+import { decide, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
+import type { Database } from '@/lib/db/client'
+import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { saveView, setCondition } from '@/lib/query/saved'
+import { runDashboard, runQuery } from '@/lib/query/service'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
+
+// Alerts end to end on each driver, against a loopback webhook receiver: a saved view's condition
+// fires (one notification), stays quiet while it stays true, resolves, re-fires within the
+// cooldown (recorded, not sent), catches up once the cooldown is over; a receiver that answers 503
+// or hangs up gets retried with backoff, every attempt recorded, and the notification is delivered
+// on a later run: what the receiver got is exactly the alerts rows that were to be sent, in order.
+
+let testDatabase: TestDatabase
+let database: Database
+const q = async (query: ReturnType<typeof sql>) => ((await database.db.execute(query)) as unknown as { rows: Array<Record<string, unknown>> }).rows
+
+type Mode = 'up' | '503' | 'hangup'
+const receiver = { mode: 'up' as Mode, received: [] as Array<Record<string, unknown>>, requests: 0, server: null as Server | null, url: '' }
+
+const MIN = 60_000
+const t0 = Math.floor(Date.now() / MIN) * MIN - 60 * MIN
+const at = (minutes: number) => new Date(t0 + minutes * MIN)
+const OWNER = 'email:ana@example.com'
+let viewId = ''
+const delivery = () => ({ url: receiver.url, backoffMs: 20, attempts: 3, budgetMs: 20_000 })
+const run = (minutes: number) => runAlerts(database, { dryRun: false }, { now: () => at(minutes), cooldownS: 1800, delivery: delivery() })
+
+let seq = 0
+async function requests(minutes: number, n: number, status: number) {
+  const rows: Record<string, InsertValue>[] = Array.from({ length: n }, (_, i) => ({ time: new Date(at(minutes).getTime() + i), requestId: `r-${seq++}`, method: 'GET', route: '/api/health', status, durationMs: 3 }))
+  await insertWithRollup(database.db, 'requests', rows, ['request_id', 'time'])
+}
+
+const alertRows = (key: string) => q(sql`SELECT event, delivery, attempts, last_error, attempt_log, delivered_at FROM alerts WHERE alert_key = ${key} ORDER BY at, id`)
+
+beforeAll(async () => {
+  testDatabase = await openTestDatabase('alerts', { fresh: true })
+  database = testDatabase.database
+  await database.migrate()
+  receiver.server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      receiver.requests++
+      if (receiver.mode === 'hangup') return req.socket.destroy()
+      if (receiver.mode === '503') return res.writeHead(503).end('down for maintenance')
+      receiver.received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+    })
+  })
+  await new Promise<void>((r) => receiver.server!.listen(0, '127.0.0.1', r))
+  receiver.url = `http://127.0.0.1:${(receiver.server!.address() as AddressInfo).port}/hook`
+}, 120_000)
+
+afterAll(async () => {
+  await new Promise((r) => receiver.server?.close(r))
+  await testDatabase?.close()
+})
+
+describe('alert conditions (pure)', () => {
+  it('validates a condition and says what it means', () => {
+    const c = Condition.parse({ metric: 'error_rate', op: 'above', threshold: 0.05, windowMinutes: 15 })
+    expect(describeCondition(c)).toBe('Error rate above 5 % over the last 15 min')
+    expect(isMet(c, 0.05)).toBe(false)
+    expect(isMet(c, 0.051)).toBe(true)
+    expect(Condition.safeParse({ metric: 'error_rate', op: 'above', threshold: 5, windowMinutes: 15 }).success).toBe(false)
+    expect(Condition.safeParse({ metric: 'count', op: 'below', threshold: 1, windowMinutes: 0 }).success).toBe(false)
+    expect(describeCondition({ metric: 'count', op: 'below', threshold: 1, windowMinutes: 120 })).toBe('Row count below 1 row over the last 2 h')
+  })
+
+  it('decides: fire, quiet while firing, resolve at once, re-fire held back by the cooldown, catch up after it', () => {
+    const opts = { cooldownS: 1800, webhook: true }
+    const none = { last: null, told: null, lastFiring: null }
+    expect(decide(false, none, at(0), opts)).toBeNull()
+    expect(decide(true, none, at(0), opts)).toEqual({ event: 'fired', delivery: 'pending' })
+    const fired = { last: 'fired', told: { event: 'fired', at: at(0) }, lastFiring: { event: 'fired', at: at(0) } }
+    expect(decide(true, fired, at(1), opts)).toBeNull()
+    expect(decide(false, fired, at(2), opts)).toEqual({ event: 'resolved', delivery: 'pending' })
+    const resolved = { ...fired, last: 'resolved', told: { event: 'resolved', at: at(2) } }
+    expect(decide(true, resolved, at(3), opts)).toEqual({ event: 'fired', delivery: 'suppressed' })
+    const heldBack = { ...resolved, last: 'fired' }
+    expect(decide(true, heldBack, at(20), opts)).toBeNull()
+    expect(decide(true, heldBack, at(30), opts)).toEqual({ event: 'fired', delivery: 'pending' })
+    expect(decide(false, heldBack, at(20), opts)).toEqual({ event: 'resolved', delivery: 'suppressed' })
+    expect(decide(true, none, at(0), { ...opts, webhook: false })).toEqual({ event: 'fired', delivery: 'disabled' })
+  })
+
+  it('chooses the body: generic JSON, or Slack {text, blocks} by setting or by a Slack hooks URL', () => {
+    expect(webhookFormat('https://hooks.slack.com/services/T0/B0/x', 'auto')).toBe('slack')
+    expect(webhookFormat('https://example.com/hook', 'auto')).toBe('json')
+    expect(webhookFormat('https://example.com/hook', 'slack')).toBe('slack')
+    const alert = { id: 1, at: '2026-11-24T10:00:00.000Z', kind: 'condition', event: 'fired', alertKey: 'view:x', name: 'API <errors>', dataset: 'requests', metric: 'error_rate', op: 'above', threshold: 0.05, value: 0.5, windowMinutes: 15, summary: 'Summary & more', link: 'http://127.0.0.1/query?dataset=requests' }
+    const slack = webhookBody(alert, 'slack') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> }
+    expect(slack.text).toBe('FIRING: API <errors>: Summary & more')
+    expect(slack.blocks[0].text!.text).toBe('*FIRING: API &lt;errors&gt;*\nSummary &amp; more')
+    expect(slack.blocks[1].type).toBe('context')
+    expect(webhookBody(alert, 'json')).toMatchObject({ kind: 'condition', event: 'fired', key: 'view:x', value: 0.5, condition: { metric: 'error_rate', threshold: 0.05, windowMinutes: 15 } })
+  })
+})
+
+describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
+  it('a condition is stored on a saved view; an error rate needs a dataset with an error filter', async () => {
+    const saved = await saveView(OWNER, { name: 'API errors', page: 'rows', view: 'dataset=requests&range=24h' }, database.db)
+    viewId = saved.id
+    const set = await setCondition(OWNER, saved.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db)
+    expect(set.condition).toEqual({ metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 })
+    const network = await saveView(OWNER, { name: 'Network', page: 'rows', view: 'dataset=network&range=24h' }, database.db)
+    await expect(setCondition(OWNER, network.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db)).rejects.toThrow(/no error rate/)
+    // Someone else's view cannot be given a condition.
+    await expect(setCondition('email:eve@example.com', saved.id, { condition: null }, database.db)).rejects.toThrow(/no saved view/)
+  })
+
+  it('fires once, stays quiet while firing, resolves at once', async () => {
+    await requests(-5, 5, 200)
+    await requests(-5, 5, 500)
+    const first = await run(0)
+    expect(first.counts).toMatchObject({ conditions: 1, evaluated: 1, fired: 1, delivered: 1, pending: 0 })
+    expect(receiver.received).toHaveLength(1)
+    expect(receiver.received[0]).toMatchObject({ kind: 'condition', event: 'fired', key: `view:${viewId}`, name: 'API errors', value: 0.5, condition: { dataset: 'requests', metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } })
+    expect(String(receiver.received[0].summary)).toContain('error rate 50 % is above 10 % over the last 1 h')
+    expect(String(receiver.received[0].link)).toMatch(/\/query\?dataset=requests/)
+
+    const quiet = await run(1)
+    expect(quiet.counts).toMatchObject({ fired: 0, resolved: 0, delivered: 0 })
+    expect(receiver.received).toHaveLength(1)
+
+    await requests(1, 100, 200)
+    const resolved = await run(2)
+    expect(resolved.counts).toMatchObject({ resolved: 1, delivered: 1 })
+    expect(receiver.received.map((b) => b.event)).toEqual(['fired', 'resolved'])
+  })
+
+  it('a re-fire within the cooldown is recorded but not sent; once the cooldown is over the receiver is told', async () => {
+    await requests(2.5, 50, 500)
+    const held = await run(3)
+    expect(held.counts).toMatchObject({ fired: 1, suppressed: 1, delivered: 0 })
+    expect(receiver.received).toHaveLength(2)
+    expect(await run(20)).toMatchObject({ counts: { fired: 0, delivered: 0 } })
+    const caughtUp = await run(31)
+    expect(caughtUp.counts).toMatchObject({ fired: 1, suppressed: 0, delivered: 1 })
+    expect(receiver.received.map((b) => b.event)).toEqual(['fired', 'resolved', 'fired'])
+    expect((await alertRows(`view:${viewId}`)).map((r) => `${r.event}/${r.delivery}`)).toEqual(['fired/delivered', 'resolved/delivered', 'fired/suppressed', 'fired/delivered'])
+  })
+
+  it('a receiver that is down: retried with backoff, every attempt recorded, kept pending, delivered on a later run', async () => {
+    await requests(31.5, 1000, 200)
+    receiver.mode = '503'
+    const before = receiver.requests
+    const down = await run(32)
+    expect(down.counts).toMatchObject({ resolved: 1, delivered: 0, failed: 1, pending: 1, attempts: 3 })
+    expect(receiver.requests - before).toBe(3)
+    let [last] = (await alertRows(`view:${viewId}`)).slice(-1)
+    expect(last).toMatchObject({ event: 'resolved', delivery: 'pending', attempts: 3, delivered_at: null })
+    expect(String(last.last_error)).toMatch(/503/)
+    expect((last.attempt_log as Array<{ status: number; ok: boolean }>).map((a) => [a.ok, a.status])).toEqual([
+      [false, 503],
+      [false, 503],
+      [false, 503],
+    ])
+
+    receiver.mode = 'hangup'
+    const hungUp = await run(33)
+    expect(hungUp.counts).toMatchObject({ resolved: 0, delivered: 0, pending: 1 })
+    ;[last] = (await alertRows(`view:${viewId}`)).slice(-1)
+    expect(last).toMatchObject({ delivery: 'pending', attempts: 6 })
+    expect((last.attempt_log as Array<{ status: number | null; error: string }>)[5]).toMatchObject({ status: null, error: expect.stringMatching(/could not be reached/) })
+
+    receiver.mode = 'up'
+    const back = await run(34)
+    expect(back.counts).toMatchObject({ delivered: 1, pending: 0 })
+    ;[last] = (await alertRows(`view:${viewId}`)).slice(-1)
+    expect(last).toMatchObject({ delivery: 'delivered', attempts: 7, last_error: null })
+    expect(last.delivered_at).not.toBeNull()
+    // Nothing lost, nothing twice: the receiver holds exactly the rows that were to be sent.
+    const sent = await q(sql`SELECT event FROM alerts WHERE alert_key = ${`view:${viewId}`} AND delivery <> 'suppressed' ORDER BY at, id`)
+    expect(receiver.received.map((b) => b.event)).toEqual(sent.map((r) => r.event))
+    expect(receiver.received.map((b) => b.event)).toEqual(['fired', 'resolved', 'fired', 'resolved'])
+  })
+
+  it('domain-posture changes are notified the same way, with the same cooldown per domain', async () => {
+    const checkedAt = at(35)
+    const recorded = await recordPostureChanges(
+      database.db,
+      [
+        { checkedAt, domain: 'example.com', checkName: 'overall', change: 'grade B → A' },
+        { checkedAt, domain: 'example.com', checkName: 'spf', change: 'status warn → pass' },
+      ],
+      { cooldownS: 1800, webhook: true },
+    )
+    expect(recorded).toBe(1)
+    const sent = await run(36)
+    expect(sent.counts.delivered).toBe(1)
+    expect(receiver.received.at(-1)).toMatchObject({ kind: 'posture', event: 'changed', key: 'posture:example.com', name: 'example.com' })
+    expect(String(receiver.received.at(-1)!.summary)).toBe('example.com: mail and DNS posture changed: grade B → A; spf: status warn → pass.')
+    expect(String(receiver.received.at(-1)!.link)).toContain('dataset=domain_checks')
+    await recordPostureChanges(database.db, [{ checkedAt: at(40), domain: 'example.com', checkName: 'overall', change: 'grade A → B' }], { cooldownS: 1800, webhook: true })
+    expect((await alertRows('posture:example.com')).map((r) => r.delivery)).toEqual(['delivered', 'suppressed'])
+  })
+
+  it('sends the Slack body when the format says so', async () => {
+    await recordPostureChanges(database.db, [{ checkedAt: at(41), domain: 'example.org', checkName: 'dmarc', change: 'status pass → fail' }], { cooldownS: 1800, webhook: true })
+    await runAlerts(database, { dryRun: false }, { now: () => at(42), cooldownS: 1800, delivery: { ...delivery(), format: 'slack' } })
+    const body = receiver.received.at(-1) as { text: string; blocks: unknown[] }
+    expect(body.text).toBe('CHANGED: example.org: example.org: mail and DNS posture changed: dmarc: status pass → fail.')
+    expect(body.blocks).toHaveLength(2)
+  })
+
+  it('a dry run measures but records and sends nothing', async () => {
+    await requests(42.5, 500, 500)
+    const count = async () => Number((await q(sql`SELECT count(*) AS n FROM alerts`))[0].n)
+    const before = await count()
+    const dry = await runAlerts(database, { dryRun: true }, { now: () => at(43), cooldownS: 1800, delivery: delivery() })
+    expect(dry.evaluations[0]).toMatchObject({ name: 'API errors', firing: true, recorded: 'fired (suppressed)' })
+    expect(await count()).toBe(before)
+  })
+
+  it('a run that used up its time for conditions names the ones left for the next run', async () => {
+    const late = await runAlerts(database, { dryRun: true }, { now: () => at(43), cooldownS: 1800, delivery: delivery(), evaluationBudgetMs: -1 })
+    expect(late.counts).toMatchObject({ conditions: 1, evaluated: 0, errors: 1 })
+    expect(late.errors).toEqual([expect.stringMatching(/^API errors: not measured/)])
+  })
+
+  it('alerts is a dataset: quick filters on rows, and the dashboard from the rollup agrees with the rows', async () => {
+    const range = { dataset: 'alerts' as const, dateFrom: at(-60).toISOString(), dateTo: at(120).toISOString() }
+    const suppressed = await runQuery({ ...range, filter: "delivery = 'suppressed'" }, { database })
+    expect(suppressed.count).toBe(2)
+    const fromRollup = await runDashboard(range, { database })
+    const fromRows = await runDashboard(range, { database, rollups: false })
+    const data = (panels: typeof fromRows.panels) => panels.map(({ sql: _sql, source: _source, ...rest }) => rest)
+    expect(fromRollup.panels.every((p) => p.source === 'rollup')).toBe(true)
+    expect(data(fromRollup.panels)).toEqual(data(fromRows.panels))
+    const kinds = fromRows.panels.find((p) => p.id === 'by_kind') as { rows: Array<{ value: unknown; count: number }> }
+    expect(Object.fromEntries(kinds.rows.map((r) => [String(r.value), r.count]))).toEqual({ condition: 5, posture: 3 })
+  })
+})

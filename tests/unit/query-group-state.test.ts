@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { defaultGroupColumn, groupableColumns, groupHref, groupParams, parseGroupState } from '@/lib/view/group-state'
+import { parseViewState } from '@/lib/view/view-state'
+
+// The group-by page's URL parameters: parsed with defaults and notices, written back the same way.
+
+const SORTS = ['count', 'errors', 'error_rate', 'p50', 'p95', 'value']
+
+describe('group-by URL state', () => {
+  it('reads one or two columns, comma-separated or repeated (the form sends `by` twice)', () => {
+    expect(parseGroupState({ by: 'route,status' }, 'requests', SORTS).group.by).toEqual(['route', 'status'])
+    expect(parseGroupState({ by: ['route', 'status'] }, 'requests', SORTS).group.by).toEqual(['route', 'status'])
+    expect(parseGroupState({ by: ['route', ''] }, 'requests', SORTS).group.by).toEqual(['route'])
+    expect(parseGroupState({ by: 'route,route' }, 'requests', SORTS).group.by).toEqual(['route'])
+  })
+
+  it('falls back with a notice for what cannot be used', () => {
+    const unknown = parseGroupState({ by: 'secret,time,status' }, 'requests', SORTS)
+    expect(unknown.group.by).toEqual(['status'])
+    expect(unknown.notices).toEqual(['“secret”, “time” cannot be grouped by in API requests; left out.'])
+    const three = parseGroupState({ by: 'route,status,method' }, 'requests', SORTS)
+    expect(three.group.by).toEqual(['route', 'status'])
+    expect(three.notices).toEqual(['Groups are by one or two columns; the first two are used.'])
+    const sort = parseGroupState({ by: 'route', gsort: '-bytes_sent' }, 'requests', SORTS)
+    expect(sort.group).toMatchObject({ sort: 'count', desc: true })
+    expect(sort.notices[0]).toMatch(/cannot be sorted by “bytes_sent”/)
+    expect(parseGroupState({}, 'sessions', SORTS).group.by).toEqual([defaultGroupColumn(DATASETS.sessions)])
+  })
+
+  it('never offers the time column or JSON columns', () => {
+    for (const d of Object.values(DATASETS)) {
+      const cols = groupableColumns(d)
+      expect(cols).not.toContain(d.timeColumn)
+      for (const c of d.columns) if (c.type === 'json' || c.type === 'timestamp') expect(cols).not.toContain(c.name)
+    }
+  })
+
+  it('writes back what it reads', () => {
+    const sp = { by: 'route,status', gsort: 'error_rate', rows: '1' }
+    const { group } = parseGroupState(sp, 'requests', SORTS)
+    expect(group).toEqual({ by: ['route', 'status'], sort: 'error_rate', desc: false, rows: true })
+    expect(groupParams(group)).toEqual(sp)
+    const { state } = parseViewState({ dataset: 'requests', range: '7d', filter: 'status >= 500' })
+    const href = groupHref('/query/group', state, group, { sort: 'count', desc: true })
+    expect(href).toBe('/query/group?dataset=requests&range=7d&filter=status+%3E%3D+500&by=route%2Cstatus&rows=1')
+    const back = Object.fromEntries(new URL(href, 'http://x').searchParams)
+    expect(parseGroupState(back, 'requests', SORTS).group).toEqual({ ...group, sort: 'count', desc: true })
+  })
+})
