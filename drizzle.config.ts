@@ -4,7 +4,8 @@ import { defineConfig } from 'drizzle-kit'
 // start-up (lib/db/migrate.ts); `npm run db:migrate` does it on demand with the configured driver.
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './drizzle/schema.ts',
+  // Each dataset's tables live in its folder (lib/datasets/<dataset>/tables.ts); saved views and history in lib/query.
+  schema: ['./lib/datasets/*/tables.ts', './lib/query/tables.ts'],
   out: './drizzle',
   ...(process.env.DATABASE_URL ? { dbCredentials: { url: process.env.DATABASE_URL } } : { driver: 'pglite', dbCredentials: { url: process.env.PGLITE_DIR ?? '.data/pglite' } }),
 })

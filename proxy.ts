@@ -2,8 +2,9 @@ import { NextResponse, type NextRequest } from 'next/server'
 import { queryGate } from '@/lib/access/gate'
 import { isQueryAppHost } from '@/lib/access/query-host'
 import { edgeResponse, forwardedHeaders } from '@/lib/http/edges'
-import { apiGate, requestIdFrom } from '@/lib/http/gate'
-import { REQUEST_ID_HEADER } from '@/lib/http/route'
+import { addCorsPolicy, apiGate, requestIdFrom } from '@/lib/http/gate'
+import { mcpCorsOrigin } from '@/lib/mcp/origin'
+import { REQUEST_ID_HEADER } from '@/lib/http/headers'
 
 // A dispatcher: on QUERY_APP_HOST every path belongs to the query application (rewritten into
 // /query by its gate); elsewhere /api/* passes the public API's gate (rate limit, internal key) and
@@ -12,6 +13,9 @@ import { REQUEST_ID_HEADER } from '@/lib/http/route'
 
 // Short names of the API's documents. Answered here rather than in next.config.ts, whose redirects
 // run before the proxy and so would carry no request id.
+// The proxy's wiring: the MCP endpoint's CORS policy (its DNS-rebinding protection's origins).
+addCorsPolicy((path, headers) => (path.startsWith('/api/mcp') ? mcpCorsOrigin(headers) : undefined))
+
 const REDIRECTS: Record<string, string> = { '/docs': '/api/docs', '/openapi.json': '/api/openapi.json' }
 
 export async function proxy(req: NextRequest) {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
-const alias = { '@': fileURLToPath(new URL('./', import.meta.url)), 'server-only': fileURLToPath(new URL('./tests/helpers/server-only.ts', import.meta.url)) }
+const alias = { '@': fileURLToPath(new URL('./', import.meta.url)), 'server-only': fileURLToPath(new URL('./test-support/server-only.ts', import.meta.url)) }
 
 export default defineConfig({
   resolve: { alias },

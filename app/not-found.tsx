@@ -3,8 +3,8 @@ import Link from 'next/link'
 import { headers } from 'next/headers'
 import { StatusPage } from '@/components/query/status-page'
 import styles from '@/components/query/query.module.css'
-import { QUERY_HOME_HEADER, queryBasePath } from '@/lib/access/query-host'
-import { REQUEST_ID_HEADER } from '@/lib/http/route'
+import { queryBasePath } from '@/lib/access/query-host'
+import { QUERY_HOME_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 
 export const metadata: Metadata = { title: 'Page not found', robots: { index: false } }
 

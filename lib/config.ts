@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { DEFAULT_JOB_SCHEDULES, JOB_NAMES, type JobName } from '@/lib/jobs/names'
 import { parseCron } from '@/lib/jobs/schedule'
-import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
 
 // The only module that reads process.env. Parsed once; a bad value stops start-up naming the
 // variable. Every variable has a default that works, so the service runs with none set.
@@ -19,14 +18,18 @@ const list = z.preprocess(
   z.array(z.string()),
 )
 
-/** `requests=90,dns=30` (per dataset) or `60` (every dataset) → days per dataset id. */
+/**
+ * `requests=90,dns=30` (per dataset) or `60` (every dataset, stored under `*`) → days per name.
+ * The datasets room checks the names at start-up (lib/datasets/storage/partitions.ts), so a new
+ * dataset needs no change here.
+ */
 const retention = z.preprocess(
   (v) => {
     if (typeof v !== 'string' || v.trim() === '') return {}
-    if (/^\s*\d+\s*$/.test(v)) return Object.fromEntries(DATASET_IDS.map((id) => [id, v.trim()]))
+    if (/^\s*\d+\s*$/.test(v)) return { '*': v.trim() }
     return Object.fromEntries(v.split(',').filter((p) => p.trim()).map((p) => p.split('=').map((s) => s.trim())))
   },
-  z.partialRecord(z.enum(DATASET_IDS, { error: `each entry must be dataset=days with a dataset among ${DATASET_IDS.join(', ')}` }), z.coerce.number().int().min(1).max(3660)),
+  z.record(z.string().regex(/^(\*|[a-z][a-z0-9_]*)$/, 'each entry must be dataset=days'), z.coerce.number().int().min(1).max(3660)),
 )
 
 /** `message-center-publish=0 * * * *; domain-posture=0 5 * * 1` (`;`-separated) over the defaults of lib/jobs/names.ts. */
@@ -130,7 +133,7 @@ const EnvSchema = z.object({
   QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
   /** Counts up to this many rows are exact; above it the planner's estimate is shown, marked as such. */
   QUERY_EXACT_COUNT_LIMIT: int(100_000, 1_000, 100_000_000),
-  QUERY_RETENTION_DAYS: retention as z.ZodType<Partial<Record<DatasetId, number>>>,
+  QUERY_RETENTION_DAYS: retention,
   /** Most rows one export (CSV or NDJSON) streams; the newest rows come first. */
   QUERY_EXPORT_MAX_ROWS: int(100_000, 1, 10_000_000),
   /** Demonstration rows per gateway dataset seeded at the embedded database's first start; 0: none. */
@@ -150,6 +153,18 @@ const EnvSchema = z.object({
   JOB_SCHEDULES: jobSchedules,
   /** How late past its due time a job may succeed before /api/health flags it overdue. */
   JOB_OVERDUE_GRACE_S: int(900, 0, 7 * 86_400),
+
+  // Alerts (lib/alerts): saved views' conditions and domain-posture changes, sent to one webhook
+  /** Where alert notifications are POSTed; unset, alerts are still recorded (delivery `disabled`). */
+  ALERT_WEBHOOK_URL: optionalUrl,
+  /** Body format: json (generic), slack ({"text", "blocks"}), or auto (slack for a hooks.slack.com URL). */
+  ALERT_WEBHOOK_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'slack']).default('auto')),
+  /** After a notification of an alert, further changes of the same alert within this many seconds are recorded but not sent. */
+  ALERT_COOLDOWN_S: int(1800, 0, 7 * 86_400),
+  /** Attempts per notification within one run (with backoff); what is still undelivered is retried on the next run. */
+  ALERT_DELIVERY_ATTEMPTS: int(3, 1, 10),
+  /** Time one alerts run may spend delivering notifications, retries included. */
+  ALERT_DELIVERY_BUDGET_MS: int(60_000, 1000, 280_000),
 })
 
 export type Config = z.infer<typeof EnvSchema>

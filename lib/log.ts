@@ -1,4 +1,5 @@
 import { config } from '@/lib/config'
+import { processSlot } from '@/lib/process-slot'
 
 // One JSON line per event on stdout/stderr; platforms (Vercel, systemd, Docker) collect these.
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const
@@ -18,9 +19,11 @@ export const log = {
   error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
 }
 
+const loggedOnce = processSlot<Set<string>>('log-once')
+
 /** Once-per-process log lines (start-up notices) even though several bundles load this module. */
 export function logOnce(key: string, level: Level, msg: string, fields?: Record<string, unknown>) {
-  const seen = ((globalThis as Record<symbol, Set<string>>)[Symbol.for('utility-api.log-once')] ??= new Set())
+  const seen = loggedOnce.getOrCreate(() => new Set())
   if (seen.has(key)) return
   seen.add(key)
   write(level, msg, fields)

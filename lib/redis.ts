@@ -5,6 +5,7 @@ import IORedis from 'ioredis'
 import { createBreaker, type Breaker } from '@/lib/circuit-breaker'
 import { config, rateLimitStoreKind, type Config } from '@/lib/config'
 import { withTimeout } from '@/lib/timeout'
+import { processSlot } from '@/lib/process-slot'
 
 // One @upstash/redis client for the process: Upstash REST when configured, otherwise a plain
 // Redis at REDIS_URL through an ioredis-backed requester, so the real SDK (and the rate limiter's
@@ -99,12 +100,12 @@ export function createRedis(c: Config): RedisHandle | null {
   }
 }
 
-/** The process-wide store; bundles share it through globalThis. */
+const redisSlot = processSlot<RedisHandle | null>('redis')
+const breakerSlot = processSlot<Breaker>('redis-breaker')
+
+/** The process-wide store, shared by the bundles. */
 export function getRedis(): RedisHandle | null {
-  const slot = globalThis as unknown as Record<symbol, RedisHandle | null | undefined>
-  const key = Symbol.for('utility-api.redis')
-  if (slot[key] === undefined) slot[key] = createRedis(config)
-  return slot[key] ?? null
+  return redisSlot.getOrCreate(() => createRedis(config))
 }
 
 /**
@@ -114,8 +115,5 @@ export function getRedis(): RedisHandle | null {
 export function getRedisBreaker(): Breaker | null {
   const redis = getRedis()
   if (!redis) return null
-  const slot = globalThis as unknown as Record<symbol, Breaker | undefined>
-  const key = Symbol.for('utility-api.redis-breaker')
-  slot[key] ??= createBreaker({ name: `${redis.kind} store`, probe: () => redis.ping(PROBE_TIMEOUT_MS) })
-  return slot[key]
+  return breakerSlot.getOrCreate(() => createBreaker({ name: `${redis.kind} store`, probe: () => redis.ping(PROBE_TIMEOUT_MS) }))
 }

@@ -4,6 +4,9 @@ import 'server-only'
 // need a start (database migrations, the request-log writer, partition maintenance) add their
 // call to startServices().
 
+/** How often the server runs the partition-maintenance job itself. */
+const PARTITION_MAINTENANCE_MS = 60 * 60 * 1000
+
 async function startServices() {
   const { config, rateLimitStoreKind } = await import('@/lib/config')
   const { log } = await import('@/lib/log')
@@ -14,9 +17,18 @@ async function startServices() {
     trustedIpHeader: config.TRUSTED_IP_HEADER ?? null,
   })
   getLimiter()
+  // A second process on the embedded database's directory stops here, before it listens.
+  if (!config.DATABASE_URL && !config.PGLITE_DIR.startsWith('memory://')) {
+    const { lockDirectory } = await import('@/lib/db/directory-lock')
+    lockDirectory(config.PGLITE_DIR)
+  }
+  // Settings that name datasets are checked by the datasets room; a bad name stops start-up.
+  const { checkRetentionSetting } = await import('@/lib/datasets/storage/partitions')
+  checkRetentionSetting(config)
   // What server.mjs prints at start: the surfaces' addresses and what the process runs on.
   const { describeTarget } = await import('@/lib/db/client')
   const { accessMode } = await import('@/lib/access/policy')
+  const { describeRequestLog } = await import('@/lib/request-log/writer')
   const secrets = (
     [
       ['INTERNAL_API_KEYS', config.INTERNAL_API_KEYS.length > 0],
@@ -27,14 +39,18 @@ async function startServices() {
     ] as const
   ).flatMap(([name, set]) => (set ? [name] : []))
   const store = rateLimitStoreKind(config)
-  ;(globalThis as Record<symbol, unknown>)[Symbol.for('utility-api.startup-summary')] = () => ({
+  const { processSlot } = await import('@/lib/process-slot')
+  processSlot<() => unknown>('startup-summary').set(() => ({
     database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
     rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
     secrets,
     access: accessMode(config).kind,
-  })
+    requestLog: describeRequestLog(),
+  }))
   // What server.mjs needs from the application: each request's body limit and the grace period.
-  const { registerBodyLimit } = await import('@/lib/http/body-limit')
+  const { addBodyLimitRule, registerBodyLimit } = await import('@/lib/http/body-limit')
+  const { ingestBodyLimit } = await import('@/lib/ingest/logpush')
+  addBodyLimitRule(ingestBodyLimit)
   const { setShutdownSettings } = await import('@/lib/shutdown')
   registerBodyLimit()
   setShutdownSettings({ graceMs: config.SHUTDOWN_GRACE_MS })
@@ -44,9 +60,25 @@ async function startServices() {
   // embedded PGlite opens here too, before the first request: it runs on this thread, and opening
   // it (migrations, a first start's demo rows) on a request's path stalled every other request for
   // seconds.
-  const { getReadyDatabase } = await import('@/lib/db/client')
-  const { startRequestLog } = await import('@/lib/query/request-log-writer')
-  const { startPartitionMaintenance } = await import('@/lib/query/partitions')
+  const { getReadyDatabase, onDatabaseReady } = await import('@/lib/db/client')
+  // The embedded database's first start gets the demonstration rows (lib/datasets/storage/demo.ts).
+  // Today's and the next days' partitions exist before the first row arrives.
+  onDatabaseReady(async (database) => {
+    const { maintainPartitions } = await import('@/lib/datasets/storage/partitions')
+    await maintainPartitions(database.db)
+  })
+  onDatabaseReady(async (database, { firstStart }) => {
+    const rows = database.driver === 'pglite' ? config.QUERY_DEMO_ROWS : 0
+    if (!firstStart || rows === 0) return
+    const { seedDemoRows } = await import('@/lib/datasets/storage/demo')
+    const t0 = performance.now()
+    await seedDemoRows(database, rows)
+    log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: rows, ms: Math.round(performance.now() - t0) })
+  })
+  const { startRequestLog } = await import('@/lib/request-log/writer')
+  // The request log first: its journal needs no database, so requests answered while the database
+  // opens (or is down) are recorded too.
+  startRequestLog()
   try {
     const database = await getReadyDatabase()
     log.info('database ready', { driver: database.driver, target: describeTarget(config) })
@@ -56,9 +88,11 @@ async function startServices() {
       error: error instanceof Error ? error.message : String(error),
     })
   }
-  startRequestLog()
-  // Day partitions ahead of time, the default partitions drained, expired days dropped.
-  startPartitionMaintenance(async () => (await getReadyDatabase()).db)
+  // Partition maintenance (days ahead, the default partitions drained, expired days dropped) runs
+  // as its job, with the job's lock and history: every hour in this process, so a server without
+  // an external scheduler keeps its partitions and retention.
+  const { runJob } = await import('@/lib/jobs/run')
+  setInterval(() => void runJob('partition-maintenance', { trigger: 'timer' }), PARTITION_MAINTENANCE_MS).unref()
 }
 
 try {

@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util'
 import { config } from '@/lib/config'
 import { createDatabase, describeTarget } from '@/lib/db/client'
-import { DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
-import { removeDemoRows } from '@/lib/query/demo'
-import { seed } from '@/lib/query/seed'
+import { DATASET_IDS, type DatasetId } from '@/lib/datasets/catalog'
+import { removeDemoRows } from '@/lib/datasets/storage/demo'
+import { seed } from '@/lib/datasets/storage/seed'
 
 async function main() {
   const { values } = parseArgs({

@@ -1,5 +1,5 @@
 // `npm run job -- <name> [--dry-run]`: runs one scheduled job once, for system cron, a Kubernetes
-// CronJob or any container scheduler (README, "Scheduled jobs"). The same runJob() as the cron
+// CronJob or any container scheduler (docs/jobs.md). The same runJob() as the cron
 // routes and the internal HTTP operations: the same lock, a job_runs row with trigger `cli`.
 // Prints one line; exit code 0 when the run succeeded (or was a dry run), 1 when it failed, 2 for
 // a usage error, and 75 (EX_TEMPFAIL) when another run of the job held the lock ("already running").
@@ -30,10 +30,19 @@ async function main(): Promise<number> {
   }
 
   const { config } = await import('@/lib/config')
-  const { describeTarget, getDatabase } = await import('@/lib/db/client')
+  const { getDatabase } = await import('@/lib/db/client')
   const { runJob } = await import('@/lib/jobs/run')
-  if (!config.DATABASE_URL)
-    console.error(`note: using the embedded database (${describeTarget(config)}); a server using the same directory must not be running. Set DATABASE_URL, or call the cron route instead.`)
+  if (!config.DATABASE_URL && !config.PGLITE_DIR.startsWith('memory://')) {
+    // One process owns a PGlite directory: a server (or another run) on it makes this one refuse.
+    const { DirectoryLockedError, lockDirectory } = await import('@/lib/db/directory-lock')
+    try {
+      lockDirectory(config.PGLITE_DIR)
+    } catch (error) {
+      if (!(error instanceof DirectoryLockedError)) throw error
+      console.error(`${name}: not run: ${error.message} With a server running, call its cron route instead.`)
+      return EXIT.failed
+    }
+  }
   const run = await runJob(name, { trigger: 'cli', dryRun: parsed.values['dry-run'] })
   await (await getDatabase().catch(() => null))?.close().catch(() => {})
 

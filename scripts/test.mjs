@@ -4,7 +4,7 @@
 // even when an earlier one failed, and the last line sums the test counts: `N passed, N failed`.
 // `npm test -- unit e2e` runs only the named stages (and provisions only what they need).
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { needsOf, provision } from './provision.mjs'
 
 const OUT = '.test-results'
@@ -43,10 +43,17 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 })
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
-const QUERY_DATA_SUITES = ['tests/unit/query-data.test.ts', 'tests/unit/query-partitions.test.ts', 'tests/unit/query-migration.test.ts', 'tests/unit/query-rollups.test.ts', 'tests/unit/query-bulk-insert.test.ts', 'tests/unit/query-seed.test.ts']
+// The database-backed unit suites: those that take their database from test-support/query-database
+// (PGlite by default, QUERY_TEST_DATABASE_URL when set), found rather than listed.
+const QUERY_DATA_SUITES = readdirSync('tests/unit')
+  .filter((name) => name.endsWith('.test.ts') && readFileSync(`tests/unit/${name}`, 'utf8').includes('test-support/query-database'))
+  .sort()
+  .map((name) => `tests/unit/${name}`)
 
 const stages = [
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
+  // The layer rules of .dependency-cruiser.cjs: no cycles, leaves, infrastructure never importing features.
+  { name: 'layers', cmd: [bin('depcruise'), 'lib', 'app', 'components', 'drizzle', 'bench', 'scripts', 'tests', 'test-support', 'proxy.ts', 'instrumentation.ts', '--config', '.dependency-cruiser.cjs'] },
   { name: 'openapi-lint', cmd: ['node', 'scripts/lint-openapi.mjs'] },
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },

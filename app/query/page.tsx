@@ -1,15 +1,20 @@
+import { after } from 'next/server'
 import type { Metadata } from 'next'
+import { CompareControls } from '@/components/query/compare-controls'
+import { WithFacets } from '@/components/query/facets'
 import { Histogram } from '@/components/query/histogram'
+import { WhatChanged } from '@/components/query/what-changed'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
 import { DemoNote, ErrorState } from '@/components/query/states'
 import type { Identity } from '@/lib/access/policy'
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
-import { hasDemoRows } from '@/lib/query/demo'
+import { AppError } from '@/lib/errors'
+import { runChartData, type ChartData } from '@/lib/query/compare'
 import { ownerOf, recordRun } from '@/lib/query/saved'
-import { runHistogram, runQuery, type HistogramResult, type QueryResult } from '@/lib/query/service'
-import { DEFAULT_LIMIT, rangeRequest, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { demoRowsOf, runQuery, type QueryResult } from '@/lib/query/service'
+import { DEFAULT_LIMIT, rangeRequest, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
 import { loadPageContext, pageTitle } from './page-context'
 
 export const dynamic = 'force-dynamic'
@@ -32,24 +37,32 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined, ...sortRequest(state) }
   const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
-  let histogram: HistogramResult
+  let charts: ChartData
   try {
     // The rows and the histogram above them: same range and filter, run concurrently.
-    ;[result, histogram] = await Promise.all([runQuery(request), runHistogram(rangeRequest(state))])
+    // (With compare= and split= in the URL, the histogram is also compared and split.)
+    ;[result, charts] = await Promise.all([runQuery(request), runChartData(rangeRequest(state), state)])
   } catch (error) {
     if (!(error instanceof AppError)) throw error
-    await recordRun(ownerOf(identity), { ...run, error: error.message })
+    const failed = { ...run, error: error.message }
+    after(() => recordRun(ownerOf(identity), failed))
     return <ErrorState title="The query was not run" message={error.message} />
   }
-  await recordRun(ownerOf(identity), { ...run, rowCount: result.count, elapsedMs: result.elapsedMs })
+  // The history row is written after the page is sent: rendering reads, it does not write.
+  const done = { ...run, rowCount: result.count, elapsedMs: result.elapsedMs }
+  after(() => recordRun(ownerOf(identity), done))
   // The export covers this exact view: a relative range is pinned to the bounds just used.
   const exportHref = viewHref(`${base}/export`, state, { range: 'custom', from: request.dateFrom, to: request.dateTo, offset: 0, limit: DEFAULT_LIMIT })
-  const demo = await hasDemoRows(state.dataset).catch(() => false)
+  const demo = await demoRowsOf(state.dataset).catch(() => null)
   return (
     <>
-      {demo ? <DemoNote dataset={state.dataset} ingestPath={`${base}/ingest/${state.dataset}`} /> : null}
-      <Histogram histogram={histogram} path={base || '/'} state={state} />
-      <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+      {demo ? <DemoNote dataset={state.dataset} embedded={demo.embedded} realRows={DATASETS[state.dataset].writtenBy} ingestPath={`${base}/ingest/${state.dataset}`} /> : null}
+      <CompareControls action={base || '/'} state={state} />
+      <WithFacets base={base} state={state}>
+        <Histogram {...charts} path={base || '/'} state={state} />
+        {charts.compare ? <WhatChanged compare={charts.compare} path={base || '/'} state={state} /> : null}
+        <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+      </WithFacets>
     </>
   )
 }

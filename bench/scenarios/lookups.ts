@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import IORedis from 'ioredis'
-import { startApp, type RunningApp } from '../../tests/helpers/app'
-import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../tests/helpers/fake-upstream'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../test-support/fake-upstream'
 import { medianMs, type BenchRow, type Scenario } from '../lib'
 
 // Cold vs cached latency of /api/deviceosversion/{model} and /api/ipcheck, and single-flight:

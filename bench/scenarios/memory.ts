@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { freePort, startApp } from '../../tests/helpers/app'
+import { freePort, startApp } from '../../test-support/app'
 import type { BenchRow, Scenario } from '../lib'
 
 // Resident memory of the server on the embedded defaults (PGlite in a fresh directory, seeded with

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { startApp } from '../../tests/helpers/app'
-import { startFakeGhost } from '../../tests/helpers/fake-ghost'
-import { startFakeMicrosoft } from '../../tests/helpers/fake-microsoft'
+import { startApp } from '../../test-support/app'
+import { startFakeGhost } from '../../test-support/fake-ghost'
+import { startFakeMicrosoft } from '../../test-support/fake-microsoft'
 import { load, type BenchRow, type Scenario } from '../lib'
 
 // The Message Center jobs at a realistic size: 600 Graph messages over 6 pages against a blog of

@@ -1,9 +1,9 @@
 // The posting heatmap on a fake PDS with 50 accounts × 500 posts: the cold computation (time and
 // upstream calls the PDS received) against the cached repeat.
 import { medianMs, type BenchRow, type Scenario } from '../lib'
-import { startApp } from '../../tests/helpers/app'
-import { createFakePds, postRecord, type FakeAccount } from '../../tests/helpers/fake-pds'
-import { startFakeUpstream } from '../../tests/helpers/fake-upstream'
+import { startApp } from '../../test-support/app'
+import { createFakePds, postRecord, type FakeAccount } from '../../test-support/fake-pds'
+import { startFakeUpstream } from '../../test-support/fake-upstream'
 
 const ACCOUNTS = 50
 const POSTS = 500

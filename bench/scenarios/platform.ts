@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import IORedis from 'ioredis'
-import { startApp } from '../../tests/helpers/app'
+import { startApp } from '../../test-support/app'
 import { load, type BenchRow, type Scenario } from '../lib'
 
 // Platform overhead: the app's cheapest operations against a bare node:http server returning the

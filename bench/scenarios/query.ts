@@ -6,15 +6,12 @@
 // - POST /query/api/dashboard (30 days) against one raw count(*) over the same 30 days;
 // - keyset page 200 against page 1 (and offset page 200, for contrast);
 // - Logpush ingest of gzip'd NDJSON batches, rollups included, against COPY of the same rows;
-// - the request-log writer under an offered load, against that load (every entry must be stored);
 // - what each step of a query costs: JWT verification, filter parse/check/deparse, and the
 //   read-only transaction set-up that the query role's own connections no longer need;
 // - EXPLAIN of every dataset's quick filters (rows and count) and dashboard panels: each must read
 //   an index or a rollup.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { stringify } from 'csv-stringify/sync'
 import { getTableColumns } from 'drizzle-orm'
@@ -22,29 +19,25 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import { medianMs, pairedMedians, type BenchRow, type Scenario } from '../lib'
-import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../tests/helpers/access-keys'
-import { startApp } from '../../tests/helpers/app'
-import { gatewayDns } from '../../drizzle/schema'
+import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../test-support/access-keys'
+import { startApp } from '../../test-support/app'
+import { gatewayDns } from '../../lib/datasets/dns/tables'
 import { verifyAccessToken } from '../../lib/access/verify'
-import { DATASET_IDS, DATASETS, type DatasetId } from '../../lib/query/datasets'
+import { DATASET_IDS, DATASETS, type DatasetId } from '../../lib/datasets/catalog'
 import { checkFilterSync, loadFilterParser } from '../../lib/query/filter'
-import { parseBatch } from '../../lib/query/ingest'
-import { createSpool } from '../../lib/query/request-log-spool'
-import { createRequestLogWriter } from '../../lib/query/request-log-writer'
-import { seed } from '../../lib/query/seed'
+import { parseBatch } from '../../lib/ingest/logpush'
+import { seed } from '../../lib/datasets/storage/seed'
 import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 
 // BENCH_QUERY_ROWS: fewer `requests` rows for a quick run (gateway datasets get a tenth of it).
 const REQUEST_ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000)
 const GATEWAY_ROWS = Math.min(1_000_000, Math.round(REQUEST_ROWS / 10))
-const ROWS: Record<DatasetId, number> = { requests: REQUEST_ROWS, dns: GATEWAY_ROWS, http: GATEWAY_ROWS, network: GATEWAY_ROWS, sessions: GATEWAY_ROWS, job_runs: 10_000, domain_checks: 10_000 }
+const ROWS: Record<DatasetId, number> = { requests: REQUEST_ROWS, dns: GATEWAY_ROWS, http: GATEWAY_ROWS, network: GATEWAY_ROWS, sessions: GATEWAY_ROWS, job_runs: 10_000, domain_checks: 10_000, alerts: 10_000 }
 const RUNS = 15
 const FILTER = "status >= 400 AND route LIKE '/api/%'"
 const PAGE = 100
 const INGEST_LINES = 200_000
 const INGEST_BATCH = 10_000
-const WRITER_RATE = 25_000 // entries offered per second
-const WRITER_SECONDS = 8
 const SEED_TIMES = new URL('../results/query-seed.json', import.meta.url)
 
 interface Statement {
@@ -142,6 +135,34 @@ async function run(): Promise<BenchRow[]> {
       const fromRollup = dashboard.panels.filter((p) => p.source === 'rollup').length
       rows.push({ group, name: 'POST /query/api/dashboard (30 days) [goal ≤ 300 ms, ≤ 0.5x]', value: httpDashboard, unit: 'ms', baseline: pgCount, baselineName: 'one raw count(*), 30 days via pg', note: `${fromRollup} of ${dashboard.panels.length} panels from the rollup; their SQL alone via pg: ${replayDashboard.toFixed(1)} ms` })
 
+      // 2b. The comparison with the week before (30 days: both histograms and what changed per
+      //     column) and the 30-day histogram split by status class, against the same raw count.
+      const compareBody = { ...dashboardBody, compare: 'week' }
+      const splitBody = { ...dashboardBody, split: 'status_class' }
+      const compared = (await post('/query/api/compare', compareBody)) as { changes: Array<{ source: string }>; histogram: { source: string }; baseline: { source: string } }
+      const split = (await post('/query/api/split', splitBody)) as { source: string }
+      const [httpCompare, pgCount2] = await pairedMedians(5, () => post('/query/api/compare', compareBody), rawCount)
+      rows.push({ group, name: 'POST /query/api/compare (30 days against the week before) [goal ≤ 300 ms, ≤ 0.5x]', value: httpCompare, unit: 'ms', baseline: pgCount2, baselineName: 'one raw count(*), 30 days via pg', note: `histograms from ${compared.histogram.source} and ${compared.baseline.source}; ${compared.changes.filter((c) => c.source === 'rollup').length} of ${compared.changes.length} columns from the rollup` })
+      const [httpSplit, pgCount3] = await pairedMedians(5, () => post('/query/api/split', splitBody), rawCount)
+      rows.push({ group, name: 'POST /query/api/split (30 days by status class) [goal ≤ 300 ms, ≤ 0.5x]', value: httpSplit, unit: 'ms', baseline: pgCount3, baselineName: 'one raw count(*), 30 days via pg', note: `from ${split.source}` })
+      // 2b. The same 30 days given to the minute and to the second, each against one raw count(*)
+      //     in the same run: the rollup answers the interior, the rows only the partial minutes at
+      //     the edges, so both stay near the whole-day figure. Plus the rollup's size against its rows.
+      const minuteTo = Math.floor(latest / 60_000) * 60_000 - 3 * 60_000
+      const minuteBody = { dataset: 'requests', dateFrom: new Date(minuteTo - 30 * 86_400_000 + 7 * 60_000).toISOString(), dateTo: new Date(minuteTo).toISOString() }
+      const secondBody = { dataset: 'requests', dateFrom: new Date(Date.parse(minuteBody.dateFrom) + 17_345).toISOString(), dateTo: new Date(minuteTo - 3_210).toISOString() }
+      const rangeCount = () => pool.query('SELECT count(*) FROM request_log WHERE time >= $1::timestamptz AND time < $2::timestamptz', [minuteBody.dateFrom, minuteBody.dateTo])
+      for (const body of [minuteBody, secondBody]) await post('/query/api/dashboard', body)
+      const [minuteMs, minuteCount] = await pairedMedians(5, () => post('/query/api/dashboard', minuteBody), rangeCount)
+      const [secondMs, secondCount] = await pairedMedians(5, () => post('/query/api/dashboard', secondBody), rangeCount)
+      const second = (await post('/query/api/dashboard', secondBody)) as { panels: Array<{ source: string; approximate?: boolean }> }
+      const secondFromRollup = second.panels.filter((p) => p.source === 'rollup').length
+      const approximate = second.panels.filter((p) => p.approximate).length
+      rows.push({ group, name: 'POST /query/api/dashboard (30 days to the minute) [goal ≤ 0.5x]', value: minuteMs, unit: 'ms', baseline: minuteCount, baselineName: 'one raw count(*), same range via pg' })
+      rows.push({ group, name: 'POST /query/api/dashboard (30 days to the second) [goal ≤ 0.5x]', value: secondMs, unit: 'ms', baseline: secondCount, baselineName: 'one raw count(*), same range via pg', note: `${secondFromRollup} of ${second.panels.length} panels from the rollup (${approximate} top lists marked approximate); to the minute: ${minuteMs.toFixed(1)} ms` })
+      const size = (await pool.query<{ rows: string; rollup: string }>('SELECT (SELECT count(*) FROM request_log) AS rows, (SELECT count(*) FROM request_log_rollup) AS rollup')).rows[0]
+      rows.push({ group, name: 'request_log_rollup rows [goal ≤ 0.5x]', value: Number(size.rollup), unit: 'rows', baseline: Number(size.rows), baselineName: 'request_log rows it summarises' })
+
       // 3. Keyset paging: page 200 (rows 19,901–20,000 of the 30 days) against page 1.
       const range30 = { dataset: 'requests', dateFrom: from30, dateTo: to30, limit: PAGE }
       const cursorRow = await pool.query<{ id: string; us: string }>(
@@ -210,44 +231,7 @@ async function run(): Promise<BenchRow[]> {
       await jwks.close()
     }
 
-    // 5. The request-log writer under an offered load: every entry must reach the table.
-    {
-      // With its spool, as in production: what memory cannot hold waits on disk, and counts as
-      // written only once it reaches the table (the run lasts until the spool is empty).
-      const spoolDir = mkdtempSync(path.join(tmpdir(), 'bench-spool-'))
-      const spool = createSpool(spoolDir, 1024 * 1024 * 1024)
-      const writer = createRequestLogWriter({ db: async () => db as never, flushMs: 250, spool })
-      const prefix = `bench-writer-${Date.now()}-`
-      const offered = WRITER_RATE * WRITER_SECONDS
-      const t0 = performance.now()
-      let sent = 0
-      while (sent < offered) {
-        const due = Math.min(offered, Math.floor((secondsSince(t0) + 0.01) * WRITER_RATE))
-        for (; sent < due; sent++)
-          writer.record({ time: new Date(), requestId: `${prefix}${sent}`, method: 'GET', route: '/api/health', query: '', status: 200, durationMs: 1.5, clientIp: '203.0.113.7', country: 'FR', userAgent: 'bench', referrer: null, apiKeyPresent: false, rateLimited: false, mcpTool: null })
-        await new Promise((resolve) => setTimeout(resolve, 10))
-      }
-      let spooledMax = 0
-      while ((writer.status().pending > 0 || spool.hasWaiting()) && secondsSince(t0) < WRITER_SECONDS + 120) {
-        spooledMax = Math.max(spooledMax, spool.bytes())
-        await writer.flush()
-      }
-      await writer.stop()
-      const elapsed = secondsSince(t0)
-      rmSync(spoolDir, { recursive: true, force: true })
-      const { rows: stored } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM request_log WHERE time > now() - interval '10 minutes' AND route = '/api/health' AND request_id LIKE $1", [`${prefix}%`])
-      const dropped = offered - Number(stored[0].n)
-      // What this Postgres takes at best: COPY of as many request-log rows into a copy of the table.
-      const csv = stringify(Array.from({ length: offered }, (_, i) => [new Date().toISOString(), `${prefix}copy-${i}`, 'GET', '/api/health', '', 200, 1.5, '203.0.113.0', 'FR', 'bench', false, false]), { quoted_empty: true, cast: { boolean: (b) => String(b) } })
-      await pool.query('DROP TABLE IF EXISTS bench_copy_requests')
-      await pool.query('CREATE TABLE bench_copy_requests (LIKE request_log INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)')
-      const t1 = performance.now()
-      const copied = spawnSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-c', '\\copy bench_copy_requests (time, request_id, method, route, query, status, duration_ms, client_ip, country, user_agent, api_key_present, rate_limited) FROM STDIN WITH (FORMAT csv)'], { input: csv })
-      const copyRate = offered / secondsSince(t1)
-      if (copied.status !== 0) throw new Error(`COPY failed: ${copied.stderr}`)
-      await pool.query('DROP TABLE bench_copy_requests')
-      rows.push({ group, name: 'request-log writer, sustained [goal ≥ 20,000 entries/s, none dropped]', value: Number(stored[0].n) / elapsed, unit: 'entries/s', baseline: copyRate, baselineName: 'COPY of as many rows (psql)', note: `${WRITER_RATE.toLocaleString('en')}/s offered for ${WRITER_SECONDS} s (${offered.toLocaleString('en')} entries); ${dropped.toLocaleString('en')} not stored; all written ${(elapsed - WRITER_SECONDS).toFixed(2)} s after the last; spool peak ${(spooledMax / 1e6).toFixed(1)} MB` })
-    }
+    // 5. The request-log path has a scenario of its own: bench/scenarios/request-log.ts.
 
     // 6. What the steps around the SQL cost, per query.
     {

@@ -1,5 +1,5 @@
 import { chromium, type Browser } from '@playwright/test'
-import { startApp } from '../../tests/helpers/app'
+import { startApp } from '../../test-support/app'
 import type { BenchRow, Scenario } from '../lib'
 
 // The API reference page in Chromium, cold cache each time: first contentful paint, script bytes

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation'
 import { useState } from 'react'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 // Show or hide columns (the sessions dataset has 40). The choice goes into the URL as cols=…,

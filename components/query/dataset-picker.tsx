@@ -1,6 +1,6 @@
 import Link from 'next/link'
-import { DATASETS, DATASET_IDS } from '@/lib/query/datasets'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { DATASETS, DATASET_IDS } from '@/lib/datasets/catalog'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 // One link per dataset; switching keeps the range and drops the filter and the column choice,

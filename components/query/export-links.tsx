@@ -1,4 +1,4 @@
-import { formatCount } from '@/lib/query/format'
+import { formatCount } from '@/lib/view/format'
 import styles from './query.module.css'
 
 // What an export contains, said before it is downloaded: how many rows (all, or the newest up to

@@ -2,9 +2,9 @@
 
 import { useRouter } from 'next/navigation'
 import { useEffect, useRef } from 'react'
-import { formatWallTime } from '@/lib/query/time'
-import { snapToBuckets, viewHref, type ViewState } from '@/lib/query/view-state'
-import { TimeseriesChart } from './timeseries-chart-client'
+import { formatWallTime } from '@/lib/view/time'
+import { snapToBuckets, viewHref, type ViewState } from '@/lib/view/view-state'
+import { TimeseriesChart, type ChartSeries } from './timeseries-chart-client'
 
 interface HistogramChartProps {
   buckets: string[]
@@ -14,11 +14,17 @@ interface HistogramChartProps {
   range: { from: string; to: string }
   path: string
   state: ViewState
+  /** Stacked series (a split) in place of the one series of rows. */
+  series?: ChartSeries[]
+  /** Dashed lines: an earlier window's rows per bucket. */
+  overlay?: ChartSeries[]
+  /** Now, when the range ends after it: the rest is shaded as not yet happened. */
+  partialFrom?: number
 }
 
-// The histogram above the rows: dragging across it narrows the range to the buckets under the
-// drag (a custom from/to in the page's zone, so the URL and the form show it) and runs the query again.
-export function HistogramChart({ buckets, values, bucketSeconds, range, path, state }: HistogramChartProps) {
+// The histogram above the rows: dragging across it (or, on a touch screen, dragging or tapping a
+// bar) narrows the range to the buckets under the drag (a custom from/to in the page's zone, so the URL and the form show it) and runs the query again.
+export function HistogramChart({ buckets, values, bucketSeconds, range, path, state, partialFrom, series, overlay }: HistogramChartProps) {
   const router = useRouter()
   const onSelect = useRef<((fromMs: number, toMs: number) => void) | null>(null)
   const bounds = { from: Date.parse(range.from), to: Date.parse(range.to) }
@@ -31,13 +37,16 @@ export function HistogramChart({ buckets, values, bucketSeconds, range, path, st
   }, [router, path, state, bucketSeconds, range.from, range.to])
   return (
     <TimeseriesChart
-      title="Rows per time bucket; drag across the chart to zoom in on those times"
+      title="Rows per time bucket; drag across the chart, or tap a bar, to zoom in on those times"
       buckets={buckets}
-      series={[{ label: 'Rows', values }]}
+      series={series ?? [{ label: 'Rows', values }]}
+      stacked={series !== undefined}
+      overlay={overlay}
       tz={state.tz}
       bars
       xRange={[bounds.from, bounds.to]}
       onSelect={onSelect}
+      partialFrom={partialFrom}
       testId="histogram-chart"
     />
   )

@@ -1,8 +1,11 @@
+import { renderTime } from '@/lib/view/exact-window'
 import Link from 'next/link'
-import { formatCount } from '@/lib/query/format'
+import { formatCount } from '@/lib/view/format'
+import type { ChartData } from '@/lib/query/compare'
 import type { HistogramResult } from '@/lib/query/service'
-import { formatTime, formatWallTime } from '@/lib/query/time'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { formatTime, formatWallTime } from '@/lib/view/time'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
+import { chartExtras, ChartLegendNote } from './chart-extras'
 import { HistogramChart } from './histogram-chart-client'
 import styles from './query.module.css'
 
@@ -11,10 +14,14 @@ const bucketText = (s: number) => (s % 86_400 === 0 ? `${s / 86_400} d` : s % 36
 // Rows per time bucket for the rows page's range and filter, above the rows. The chart narrows the
 // range by dragging; the table under it is the same data as text, each bucket a link that narrows
 // the range to it (the keyboard's way to do what the drag does).
-export function Histogram({ histogram, path, state }: { histogram: HistogramResult; path: string; state: ViewState }) {
+export function Histogram({ histogram, path, state, split, compare }: { histogram: HistogramResult; path: string; state: ViewState } & Omit<ChartData, 'histogram'>) {
   const step = histogram.bucketSeconds * 1000
   const values = histogram.series[0].values
   const nonEmpty = histogram.buckets.map((b, i) => ({ start: Date.parse(b), count: values[i] })).filter((b) => b.count > 0)
+  // A range that ends after now: its last bucket is still filling (e.g. “Today”).
+  const now = renderTime()
+  const partial = now < Date.parse(histogram.range.to)
+  const lastStart = Date.parse(histogram.buckets[histogram.buckets.length - 1] ?? histogram.range.from)
   const narrowTo = (start: number) =>
     viewHref(path, state, { range: 'custom', from: formatWallTime(Math.max(start, Date.parse(histogram.range.from)), state.tz), to: formatWallTime(Math.min(start + step, Date.parse(histogram.range.to)), state.tz), offset: 0 })
   return (
@@ -24,10 +31,26 @@ export function Histogram({ histogram, path, state }: { histogram: HistogramResu
           <span data-testid="histogram-total">{formatCount(histogram.total)}</span> rows over time
         </span>{' '}
         <span className={styles.hint}>
-          · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart to narrow the range
+          · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart (or tap a bar) to narrow the range
+          {partial ? (
+            <span data-testid="partial-note">
+              {' '}
+              · the last bucket is partial: the range ends {formatTime(histogram.range.to, state.tz)}, after now (shaded)
+            </span>
+          ) : null}
         </span>
       </h2>
-      <HistogramChart buckets={histogram.buckets} values={values} bucketSeconds={histogram.bucketSeconds} range={histogram.range} path={path} state={state} />
+      <HistogramChart
+        buckets={histogram.buckets}
+        values={values}
+        bucketSeconds={histogram.bucketSeconds}
+        range={histogram.range}
+        path={path}
+        state={state}
+        partialFrom={partial ? now : undefined}
+        {...chartExtras({ split, compare })}
+      />
+      <ChartLegendNote split={split} compare={compare} tz={state.tz} />
       <details className={styles.histogramTable}>
         <summary>Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})</summary>
         <table className={styles.bucketTable} data-testid="histogram-table">
@@ -46,7 +69,10 @@ export function Histogram({ histogram, path, state }: { histogram: HistogramResu
                     {formatTime(b.start, state.tz)}
                   </Link>
                 </td>
-                <td className={styles.num}>{formatCount(b.count)}</td>
+                <td className={styles.num}>
+                  {formatCount(b.count)}
+                  {partial && b.start === lastStart ? ' (partial)' : ''}
+                </td>
               </tr>
             ))}
           </tbody>

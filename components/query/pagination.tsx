@@ -1,5 +1,5 @@
 import Link from 'next/link'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 // Previous/next links of a page of rows: "Next" follows the keyset cursor (page 500 costs what page

@@ -1,7 +1,7 @@
 import Form from 'next/form'
-import { DATASETS } from '@/lib/query/datasets'
-import { formatWallTime, UTC } from '@/lib/query/time'
-import { PAGE_SIZES, resolveViewRange, sortParam, viewQuery, type ViewState } from '@/lib/query/view-state'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { formatWallTime, UTC } from '@/lib/view/time'
+import { PAGE_SIZES, resolveViewRange, sortParam, viewQuery, type ViewState } from '@/lib/view/view-state'
 import { FilterBox } from './filter-box-client'
 import { RangeFields } from './range-fields-client'
 import styles from './query.module.css'
@@ -9,7 +9,7 @@ import styles from './query.module.css'
 // A GET form: submitting navigates to the URL of the new state (next/form makes that a client
 // navigation). Tab order follows the reading order: range, rows per page, filter, then Run. The
 // form is keyed by the state, so fields show the new state after every navigation.
-export function QueryForm({ action, state, withLimit }: { action: string; state: ViewState; withLimit: boolean }) {
+export function QueryForm({ action, state, withLimit, hidden }: { action: string; state: ViewState; withLimit: boolean; hidden?: Record<string, string> }) {
   const dataset = DATASETS[state.dataset]
   const resolved = resolveViewRange(state)
   const shown = (typed: string, iso: string) => (state.range === 'custom' ? typed : formatWallTime(Date.parse(iso), state.tz))
@@ -18,7 +18,12 @@ export function QueryForm({ action, state, withLimit }: { action: string; state:
     <Form key={viewQuery(state)} action={action} className={styles.form} aria-label="Query">
       <input type="hidden" name="dataset" value={state.dataset} />
       {state.tz !== UTC ? <input type="hidden" name="tz" value={state.tz} /> : null}
+      {Object.entries(hidden ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       {state.columns.length ? <input type="hidden" name="cols" value={state.columns.join(',')} /> : null}
+      {state.compare ? <input type="hidden" name="compare" value={state.compare} /> : null}
+      {state.split ? <input type="hidden" name="split" value={state.split} /> : null}
       {!withLimit && sortParam(state) ? <input type="hidden" name="sort" value={sortParam(state)} /> : null}
       <RangeFields range={state.range} from={shown(state.from, resolved.dateFrom)} to={shown(state.to, resolved.dateTo)} tz={state.tz} />
       {withLimit ? (

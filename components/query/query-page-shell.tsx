@@ -1,33 +1,44 @@
 import { Suspense, type ReactNode } from 'react'
 import type { AccessResult } from '@/lib/access/policy'
-import { getDataset } from '@/lib/query/datasets'
-import { viewHref, viewQuery, type ViewState } from '@/lib/query/view-state'
+import { getDataset } from '@/lib/datasets/catalog'
+import { pinnedWindow } from '@/lib/view/exact-window'
+import { UTC } from '@/lib/view/time'
+import { RANGE_PRESETS, viewHref, viewQuery, type ViewState } from '@/lib/view/view-state'
 import { DatasetPicker } from './dataset-picker'
 import { QueryForm } from './query-form'
 import { QueryHeader } from './query-header'
 import { QuickFilters } from './quick-filters'
 import { Refused } from './refused'
 import { SaveView } from './save-view-client'
+import { ExactWindowLink } from './exact-window-client'
+import { QueryControls } from './query-controls-client'
 import { LoadingState, Notices } from './states'
 import styles from './query.module.css'
 
 interface ShellProps {
-  page: 'query' | 'dashboard'
+  page: 'query' | 'dashboard' | 'group'
   base: string
   access: AccessResult
   state: ViewState
   /** Parameters of the URL that were replaced by defaults, one sentence each. */
   notices: string[]
   requestId: string | null
+  /** Whether the URL carries a query (after a run, or a shared link): a phone then shows results first. */
+  hasView?: boolean
   /** What runs the query; shown behind a loading state each time the URL state changes. */
   children: ReactNode
+  /** Page parameters beyond the view state that the form keeps (the group-by page's `by`…). */
+  formHidden?: Record<string, string>
 }
 
 // What the rows and dashboard pages share: header, dataset picker, form, quick filters and the
 // save form, the notices about the URL, and the refused and loading states around the part that
 // queries.
-export function QueryPageShell({ page, base, access, state, notices, requestId, children }: ShellProps) {
-  const path = page === 'query' ? base || '/' : `${base}/dashboard`
+export function QueryPageShell({ page, base, access, state, notices, requestId, hasView = true, children, formHidden }: ShellProps) {
+  const path = page === 'query' ? base || '/' : `${base}/${page}`
+  // The range pinned to what it means now, for links and saved views that must not move on.
+  const pinned = pinnedWindow(state)
+  const windowLabel = `${pinned.from} → ${pinned.to}${state.tz === UTC ? ' UTC' : ` ${state.tz}`}`
   if (!access.ok) {
     return (
       <>
@@ -38,19 +49,30 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
   }
   return (
     <>
-      <QueryHeader base={base} current={page} access={access} state={state} skipTo={{ id: 'results', label: page === 'query' ? 'Skip to results' : 'Skip to panels' }} />
+      <QueryHeader base={base} current={page} access={access} state={state} skipTo={{ id: 'results', label: page === 'dashboard' ? 'Skip to panels' : 'Skip to results' }} />
       <main id="main">
         <Notices notices={notices} />
-        <DatasetPicker path={path} state={state} />
-        <QueryForm action={path} state={state} withLimit={page === 'query'} />
-        <QuickFilters path={path} state={state} dataset={getDataset(state.dataset)} />
-        <SaveView api={`${base}/api/saved`} page={page === 'query' ? 'rows' : 'dashboard'} view={viewQuery({ ...state, offset: 0 })} savedHref={viewHref(`${base}/saved`, state, { offset: 0 })} />
+        <QueryControls runKey={viewQuery(state)} summary={controlsSummary(state)} collapsed={hasView}>
+          <DatasetPicker path={path} state={state} />
+          <QueryForm action={path} state={state} withLimit={page === 'query'} hidden={formHidden} />
+          <QuickFilters path={path} state={state} dataset={getDataset(state.dataset)} />
+          {page === 'group' ? null : (
+            <SaveView api={`${base}/api/saved`} page={page === 'query' ? 'rows' : 'dashboard'} view={viewQuery({ ...state, offset: 0 })} savedHref={viewHref(`${base}/saved`, state, { offset: 0 })} pinnedView={state.range === 'custom' ? undefined : { view: viewQuery(pinned), label: windowLabel }} />
+          )}
+        </QueryControls>
+        <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />
         <div id="results" tabIndex={-1} className={styles.results}>
-          <Suspense key={viewHref(path, state)} fallback={<LoadingState>{page === 'query' ? 'Running the query…' : 'Running the dashboard…'}</LoadingState>}>
+          <Suspense key={viewHref(path, state)} fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}>
             {children}
           </Suspense>
         </div>
       </main>
     </>
   )
+}
+
+/** What the collapsed controls say is being queried: range and filter. */
+function controlsSummary(state: ViewState): string {
+  const range = state.range === 'custom' ? `${state.from} → ${state.to}` : RANGE_PRESETS[state.range]
+  return `(${range}${state.filter ? ` · ${state.filter.length > 60 ? `${state.filter.slice(0, 59)}…` : state.filter}` : ''})`
 }

@@ -1,6 +1,6 @@
 import Link from 'next/link'
-import type { DatasetDef } from '@/lib/query/datasets'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import type { DatasetDef } from '@/lib/datasets/catalog'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 // The dataset's canned filters as links (each one a shareable URL), and its columns for reference.

@@ -1,8 +1,8 @@
 'use client'
 
 import { useState } from 'react'
-import { formatWallTime, UTC } from '@/lib/query/time'
-import { RANGE_PRESETS, resolveViewRange, type RangeId } from '@/lib/query/view-state'
+import { formatWallTime, UTC } from '@/lib/view/time'
+import { RANGE_PRESETS, resolveViewRange, type RangeId } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 interface RangeFieldsProps {

@@ -1,6 +1,6 @@
 import type { AccessResult } from '@/lib/access/policy'
 import { describeRefusal } from '@/lib/access/refusal'
-import { ERROR_STATUS } from '@/lib/http/errors'
+import { ERROR_STATUS } from '@/lib/errors'
 import { StatusPage } from './status-page'
 
 // A query page whose own access check failed (the proxy normally refuses first): the same words

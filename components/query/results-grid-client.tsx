@@ -3,11 +3,11 @@
 import Link from 'next/link'
 import { useRouter } from 'next/navigation'
 import { useRef, useState } from 'react'
-import { addClause, canFilterBy, valueClause, type CellValue, type FilterOp } from '@/lib/query/drilldown'
-import { DATASETS, type ColumnDef } from '@/lib/query/datasets'
-import { formatBytes, formatCount } from '@/lib/query/format'
-import { formatTime } from '@/lib/query/time'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { addClause, canFilterBy, valueClause, type CellValue, type FilterOp } from '@/lib/view/drilldown'
+import { DATASETS, type ColumnDef } from '@/lib/datasets/catalog'
+import { formatBytes, formatCount } from '@/lib/view/format'
+import { formatTime } from '@/lib/view/time'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 export type GridColumn = Pick<ColumnDef, 'name' | 'type' | 'unit'>
@@ -28,6 +28,9 @@ interface GridProps {
 }
 
 const NUMERIC = new Set(['integer', 'bigint', 'number'])
+/** Past this many characters a text wraps in its cell (an error message, a summary) instead of being cut off. */
+const LONG_TEXT = 48
+const isLong = (v: CellValue) => typeof v === 'string' && v.length > LONG_TEXT
 
 /** The text a cell shows: times in the page's format and zone, byte counts in KB/MB/GB. */
 function display(column: GridColumn, value: CellValue, tz: string): string {
@@ -107,7 +110,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
                       key={c.name}
                       data-col={c.name}
                       data-filterable={filterable ? '' : undefined}
-                      className={v === null ? styles.null : NUMERIC.has(c.type) ? styles.num : undefined}
+                      className={v === null ? styles.null : NUMERIC.has(c.type) ? styles.num : isLong(v) ? styles.long : undefined}
                       title={v === null ? undefined : `${exact(c, v)}${filterable ? '\nClick: filter by this value · Alt-click: exclude it' : ''}`}
                     >
                       {display(c, v, state.tz)}

@@ -14,16 +14,19 @@ export async function apiError(res: Response): Promise<string> {
 
 // Names and saves the view on screen (POST /query/api/saved) for the signed-in identity; saving
 // under an existing name replaces that view.
-export function SaveView({ api, page, view, savedHref }: { api: string; page: 'rows' | 'dashboard'; view: string; savedHref: string }) {
+export function SaveView({ api, page, view, savedHref, pinnedView }: { api: string; page: 'rows' | 'dashboard'; view: string; savedHref: string; pinnedView?: { view: string; label: string } }) {
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [busy, setBusy] = useState(false)
 
   async function save(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault()
-    const name = String(new FormData(e.currentTarget).get('name') ?? '').trim()
+    const form = new FormData(e.currentTarget)
+    const name = String(form.get('name') ?? '').trim()
+    // Pinned: the absolute window on screen instead of the relative range.
+    const saved = pinnedView && form.get('pin') === 'on' ? pinnedView.view : view
     setBusy(true)
     try {
-      const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, page, view }) })
+      const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, page, view: saved }) })
       setOutcome(res.ok ? { ok: true, name } : { ok: false, message: await apiError(res) })
     } catch {
       setOutcome({ ok: false, message: 'The server could not be reached.' })
@@ -38,6 +41,11 @@ export function SaveView({ api, page, view, savedHref }: { api: string; page: 'r
         <span className={styles.srOnly}>Name of the saved view</span>
         <input name="name" required maxLength={100} placeholder="Name this view" />
       </label>
+      {pinnedView ? (
+        <label className={styles.pin}>
+          <input type="checkbox" name="pin" /> Pin this exact window ({pinnedView.label})
+        </label>
+      ) : null}
       <button type="submit" disabled={busy}>
         Save view
       </button>

@@ -39,28 +39,40 @@ export function Notices({ notices }: { notices: string[] }) {
   )
 }
 
-/** Shown while a dataset holds demonstration rows: how to load real logs, how to remove the demo rows. */
-/** Datasets the scheduled jobs write (lib/jobs), not Logpush. */
-const JOB_DATASETS = ['job_runs', 'domain_checks']
-
-export function DemoNote({ dataset, ingestPath }: { dataset: string; ingestPath: string }) {
+/**
+ * Shown while a dataset holds demonstration rows: where they came from (the embedded database's
+ * first start only seeds PGlite; on a Postgres server only `npm run db:seed` writes them), where
+ * real rows come from for this dataset, and how to remove the demo rows.
+ */
+export function DemoNote({ dataset, embedded, realRows, ingestPath }: { dataset: string; embedded: boolean; realRows: 'logpush' | 'jobs' | 'request-log'; ingestPath: string }) {
   return (
     <div className={styles.notice} role="note" data-testid="demo-note">
-      <strong>This dataset holds demonstration rows</strong> (column <code>demo</code> is true), generated when the embedded database first started.
+      <strong>This dataset holds demonstration rows</strong> (column <code>demo</code> is true),{' '}
+      {embedded ? (
+        <>generated when the embedded database first started or by <code>npm run db:seed</code>.</>
+      ) : (
+        <>
+          written by <code>npm run db:seed</code>.
+        </>
+      )}
       <ul>
         <li>
-          {JOB_DATASETS.includes(dataset) ? (
+          {realRows === 'jobs' ? (
             <>
-              Real rows: the scheduled jobs write them as they run, from a cron route or <code>npm run job -- &lt;name&gt;</code> (README, “Scheduled jobs”).
+              Real rows: the scheduled jobs write them as they run, from a cron route or <code>npm run job -- &lt;name&gt;</code> (docs/jobs.md).
             </>
+          ) : realRows === 'request-log' ? (
+            <>Real rows: the API writes one for each request it answers and each MCP tool call, in batches a few seconds apart.</>
           ) : (
             <>
-              Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header (README, “Data: seeding and ingest”).
+              Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header (docs/query.md, “Data: seeding and ingest”).
             </>
           )}
         </li>
         <li>
-          Remove the demonstration rows: stop the server, run <code>npm run db:seed -- --remove-demo</code>, start it again. Real rows stay.
+          Remove the demonstration rows: {embedded ? 'stop the server, run ' : 'run '}
+          <code>npm run db:seed -- --remove-demo</code>
+          {embedded ? ', start it again' : ''}. Real rows stay.
         </li>
       </ul>
     </div>

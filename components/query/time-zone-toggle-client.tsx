@@ -2,8 +2,8 @@
 
 import Link from 'next/link'
 import { useSyncExternalStore } from 'react'
-import { UTC } from '@/lib/query/time'
-import { viewHref, type ViewState } from '@/lib/query/view-state'
+import { UTC } from '@/lib/view/time'
+import { viewHref, type ViewState } from '@/lib/view/view-state'
 import styles from './query.module.css'
 
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || UTC

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import ipaddr from 'ipaddr.js'
+import { processSlot } from '@/lib/process-slot'
 
 // What server.mjs tells the application about the local operator: the per-start key it printed in
 // its start-up lines (a link to /query?key=…) and the address it listens on. A browser presents the
@@ -7,13 +8,16 @@ import ipaddr from 'ipaddr.js'
 // process can produce either value: when server.mjs did not start the process, both are missing and
 // the local operator is off.
 
-const STATE = Symbol.for('utility-api.local-operator')
+// server.mjs sets this slot (by its name) when it starts listening.
+const stateSlot = processSlot<LocalOperatorState>('local-operator')
 
 export interface LocalOperatorState {
   /** The key of this start (LOCAL_OPERATOR_KEY or random; letters, digits, - and _ only). */
   key: string
   /** The address the server listens on, once it does (e.g. 127.0.0.1, ::1, 0.0.0.0). */
   listening?: string
+  /** The origin of the links server.mjs printed (e.g. http://127.0.0.1:4100). */
+  origin?: string
 }
 
 /** Cookie in which the browser presents the key; query parameter of the link that sets it. */
@@ -21,7 +25,7 @@ export const LOCAL_KEY_COOKIE = 'local_operator_key'
 export const LOCAL_KEY_PARAM = 'key'
 
 export function localOperatorState(): LocalOperatorState | null {
-  const state = (globalThis as Record<symbol, unknown>)[STATE] as LocalOperatorState | undefined
+  const state = stateSlot.get()
   return state && typeof state.key === 'string' && state.key.length > 0 ? state : null
 }
 

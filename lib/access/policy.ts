@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js'
 import { config, type Config } from '@/lib/config'
-import { CONNECTION_IP_HEADER, connectionIpIsStamped } from '@/lib/http/client-ip'
-import type { ErrorCode } from '@/lib/http/errors'
+import { connectionIpIsStamped } from '@/lib/http/client-ip'
+import { CONNECTION_IP_HEADER, TOKEN_HEADER, RELAYED_HEADER } from '@/lib/http/headers'
+import type { ErrorCode } from '@/lib/errors'
 import { isLoopbackAddress, keyMatches, LOCAL_KEY_COOKIE, localOperatorState } from '@/lib/access/local-operator'
 import { verifyAccessToken, type VerifiedIdentity, type VerifierSettings } from '@/lib/access/verify'
 
@@ -20,7 +21,6 @@ import { verifyAccessToken, type VerifiedIdentity, type VerifierSettings } from 
 //   TRUSTED_IP_HEADER) without the access policy → every request 503, naming what to set.
 // There is no bypass value: nothing a deployment can set turns verification off.
 
-export const TOKEN_HEADER = 'cf-access-jwt-assertion'
 export const TOKEN_COOKIE = 'CF_Authorization'
 
 export type Identity = ({ kind: 'access' } & VerifiedIdentity) | { kind: 'local'; label: string; address: string }
@@ -53,7 +53,7 @@ export function accessMode(c: Config = config): AccessMode {
   if (deployment.length)
     return {
       kind: 'unconfigured',
-      message: `The query application has no access policy: set ${REQUIRED.join(', ')} (see the README, “Access policy”). With ${deployment.join(' and ')} set, the local operator is off.`,
+      message: `The query application has no access policy: set ${REQUIRED.join(', ')} (see docs/query.md, “Access policy”). With ${deployment.join(' and ')} set, the local operator is off.`,
     }
   return { kind: 'local' }
 }
@@ -61,11 +61,6 @@ export function accessMode(c: Config = config): AccessMode {
 // Headers a relay adds. Next fills x-forwarded-for with the peer address itself, so that one
 // counts only when it names someone else.
 const RELAY_HEADERS = ['forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip']
-/**
- * Header server.mjs sets to 1 when the raw request carried any forwarding header (Forwarded,
- * X-Forwarded-*, X-Real-IP, Via, …) before Next added its own; it replaces a value a client sent.
- */
-export const RELAYED_HEADER = 'x-tc-relayed'
 
 /** The loopback peer address of a request nobody relayed, or null. */
 export function loopbackPeer(headers: Headers): string | null {

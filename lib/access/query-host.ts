@@ -1,4 +1,5 @@
 import { config } from '@/lib/config'
+import { QUERY_HOME_HEADER } from '@/lib/http/headers'
 
 // QUERY_APP_HOST: on that host the query application owns the whole origin, so the spec's literal
 // paths (`/`, `/api/...`) work: the proxy rewrites them to /query/... and pages write their links
@@ -20,12 +21,6 @@ export function internalQueryPath(path: string): string {
   return path === '/' ? QUERY_PREFIX : `${QUERY_PREFIX}${path}`
 }
 
-/**
- * Request header in which the proxy tells pages where the application's home is, as the browser
- * sees it: `/` on the query host, `/query` elsewhere (after a rewrite, a page cannot tell which
- * path was asked for). The proxy always sets it, so a value sent by a client never arrives.
- */
-export const QUERY_HOME_HEADER = 'x-tc-query-home'
 
 /** Prefix of the links pages write: empty on the query host, /query elsewhere. */
 export function queryBasePath(home: string | null): string {

@@ -1,4 +1,5 @@
 import { config } from '@/lib/config'
+import { localOperatorState } from '@/lib/access/local-operator'
 import type { AccessResult } from '@/lib/access/policy'
 
 // What a refused visitor reads: what happened and what to do next, the same words whether the
@@ -14,6 +15,12 @@ export interface Refusal {
   next: string
 }
 
+/** The shape of the link the start-up lines printed, on this start's own address and port. */
+function queryLinkShape(): string {
+  const origin = localOperatorState()?.origin
+  return origin ? `${origin}/query?key=…` : '/query?key=…'
+}
+
 export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusal {
   const ask = `ask the people who run this application (${config.SUPPORT_EMAIL})`
   switch (denial.code) {
@@ -22,7 +29,7 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         return {
           title: 'Open the link from the start-up lines',
           what: `${denial.reason} Without access settings the query application is open to the person at this machine, in a browser that opened the link the server printed when it started.`,
-          next: 'Open the “query” link printed by `npm start` (http://127.0.0.1:3000/query?key=…) in this browser. The key changes at every start: after a restart, open the new link.',
+          next: `Open the “query” link printed by npm start (${queryLinkShape()}) in this browser. The key changes at every start: after a restart, open the new link.`,
         }
       return {
         title: 'Sign-in needed',
@@ -36,7 +43,7 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         next: /expired/i.test(denial.reason)
           ? 'Your sign-in has expired: reload the page from the application’s usual address to sign in again.'
           : /loopback/i.test(denial.reason)
-            ? 'Without access settings the application only answers the person at this machine: open the “query” link that `npm start` printed, directly (not through a proxy or another address), or configure the access policy (README, “Access policy”).'
+            ? 'Without access settings the application only answers the person at this machine: open the “query” link that npm start printed, directly (not through a proxy or another address), or configure the access policy (docs/query.md, “Access policy”).'
             : `Sign in again with the account that should have access. If you should be allowed in, ${ask} and quote the request id below.`,
       }
     case 'not_configured':
@@ -44,7 +51,7 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         return {
           title: 'Not set up yet',
           what: denial.reason,
-          next: 'To use the query application at this machine without access settings, start the server on a loopback address (HOST=127.0.0.1, the default of `npm start`) and open the link it prints. To serve it to others, configure the access policy (README, “Access policy”).',
+          next: 'To use the query application at this machine without access settings, start the server on a loopback address (HOST=127.0.0.1, the default of npm start) and open the link it prints. To serve it to others, configure the access policy (docs/query.md, “Access policy”).',
         }
       return {
         title: 'Not set up yet',

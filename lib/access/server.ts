@@ -1,12 +1,13 @@
 import 'server-only'
-import { randomUUID } from 'node:crypto'
 import { cookies, headers } from 'next/headers'
 import type { NextRequest } from 'next/server'
 import { cache } from 'react'
 import { logDenial } from '@/lib/access/gate'
 import { admitRequest, checkAccess, type AccessResult, type Identity } from '@/lib/access/policy'
-import { AppError } from '@/lib/http/errors'
-import { errorResponse, REQUEST_ID_HEADER } from '@/lib/http/route'
+import type { z } from 'zod'
+import { AppError, describeZodError } from '@/lib/errors'
+import { readJsonBody } from '@/lib/http/body'
+import { envelope } from '@/lib/http/envelope'
 
 // The access check inside pages and route handlers. The proxy has already refused what it should;
 // checking again here means a path the proxy's matcher misses is still closed (Next.js data
@@ -15,35 +16,50 @@ import { errorResponse, REQUEST_ID_HEADER } from '@/lib/http/route'
 /** The access decision for the page being rendered; one verification per request (React cache). */
 export const pageAccess = cache(async (): Promise<AccessResult> => checkAccess({ headers: await headers(), cookies: await cookies() }))
 
-export interface AccessContext {
+export interface AccessContext<B = undefined> {
   request: NextRequest
   requestId: string
   identity: Identity
   /** The route's dynamic segments (`{ id }` for /saved/[id]). */
   params: Record<string, string>
+  /** The JSON body, validated by the route's schema (routes declared with one). */
+  body: B
 }
 
+type Handle<B> = (ctx: AccessContext<B>) => unknown
+
 /**
- * A query-application route handler: same-origin and access checks, then `handle`; its result is
- * sent as JSON (or as is when it is a Response), anything thrown goes through the one error mapper
- * in the envelope shape `{ error: { code, message, requestId } }`.
+ * A query-application route handler, inside the request envelope (lib/http/envelope.ts):
+ * same-origin and access checks, then the body (when the route declares a schema: read within
+ * the JSON limit and validated at the edge, like a REST operation's), then `handle`. Its result
+ * is sent as JSON (or as is when it is a Response); errors in the envelope shape
+ * `{ error: { code, message, requestId } }`.
  */
-export function withAccess(template: string, handle: (ctx: AccessContext) => unknown) {
-  return async function handler(request: NextRequest, context?: { params?: Promise<Record<string, string>> }): Promise<Response> {
-    const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
-    try {
+export function withAccess(template: string, handle: Handle<undefined>): (request: NextRequest, context?: RouteContext) => Promise<Response>
+export function withAccess<S extends z.ZodType>(template: string, spec: { body: S }, handle: Handle<z.output<S>>): (request: NextRequest, context?: RouteContext) => Promise<Response>
+export function withAccess(template: string, specOrHandle: { body: z.ZodType } | Handle<undefined>, maybeHandle?: Handle<unknown>) {
+  const spec: { body?: z.ZodType } = typeof specOrHandle === 'function' ? {} : specOrHandle
+  const handle = (typeof specOrHandle === 'function' ? specOrHandle : maybeHandle!) as Handle<unknown>
+  return function handler(request: NextRequest, context?: RouteContext): Promise<Response> {
+    return envelope(request, { route: template }, async ({ requestId }) => {
       const access = await admitRequest(request)
       if (!access.ok) {
         logDenial(requestId, template, request.method, access)
         throw new AppError(access.code, access.reason)
       }
-      const result = await handle({ request, requestId, identity: access.identity, params: (await context?.params) ?? {} })
+      const body = spec.body ? parseBody(spec.body, await readJsonBody(request)) : undefined
+      const result = await handle({ request, requestId, identity: access.identity, params: (await context?.params) ?? {}, body })
       const response = result instanceof Response ? result : Response.json(result)
-      response.headers.set(REQUEST_ID_HEADER, requestId)
       response.headers.set('cache-control', 'no-store')
       return response
-    } catch (error) {
-      return errorResponse(error, 'envelope', requestId, template)
-    }
+    })
   }
+}
+
+type RouteContext = { params?: Promise<Record<string, string>> }
+
+function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) throw new AppError('invalid_input', describeZodError(parsed.error))
+  return parsed.data
 }

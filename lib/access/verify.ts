@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose'
+import { processSlot } from '@/lib/process-slot'
 
 // Verification of the identity-aware proxy's signed JWT (Cloudflare Access, or any proxy that
 // publishes a JWKS). Algorithms are pinned, audience and issuer required, expiry checked with a
@@ -36,11 +37,11 @@ export type Verdict =
   | { ok: false; kind: 'invalid' | 'expired' | 'not_allowed' | 'keys_unavailable'; why: string }
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>
-const KEY_SETS = Symbol.for('utility-api.access-key-sets')
+const keySets = processSlot<Map<string, KeySet>>('access-key-sets')
 
 /** One cached key set per URL and timing, shared by the proxy and the route bundles. */
 function keySetFor(s: VerifierSettings): KeySet {
-  const cache = ((globalThis as Record<symbol, Map<string, KeySet>>)[KEY_SETS] ??= new Map())
+  const cache = keySets.getOrCreate(() => new Map())
   const key = `${s.jwksUrl} ${s.cooldownMs ?? ''} ${s.cacheMaxAgeMs ?? ''}`
   let set = cache.get(key)
   if (!set) {
@@ -86,10 +87,10 @@ function identityFrom(p: JWTPayload): VerifiedIdentity {
 // proxy and route bundles like the key sets; refusals are never remembered.
 const VERDICT_TTL_MS = 60_000
 const VERDICT_CACHE_MAX = 1000
-const VERDICTS = Symbol.for('utility-api.access-verdicts')
+const verdicts = processSlot<Map<string, { identity: VerifiedIdentity; until: number }>>('access-verdicts')
 
 function verdictCache(): Map<string, { identity: VerifiedIdentity; until: number }> {
-  return ((globalThis as Record<symbol, Map<string, { identity: VerifiedIdentity; until: number }>>)[VERDICTS] ??= new Map())
+  return verdicts.getOrCreate(() => new Map())
 }
 
 export async function verifyAccessToken(token: string, s: VerifierSettings): Promise<Verdict> {

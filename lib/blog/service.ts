@@ -1,6 +1,6 @@
 import 'server-only'
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { cached } from '@/lib/upstream/cache'
 import { fetchAuthors, fetchBlogInfo, fetchPost, fetchPostPage, type PostPage } from '@/lib/blog/upstream'
 import type { BlogAuthorList, BlogInfo, BlogPageQuery, BlogPost, BlogPostList } from '@/lib/blog/schemas'

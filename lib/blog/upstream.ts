@@ -1,7 +1,8 @@
 import 'server-only'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
+import { ghostApiBase, GHOST, GHOST_ACCEPT_VERSION } from '@/lib/upstream/ghost'
 import { parseUpstreamJson, upstreamFetch } from '@/lib/upstream/http'
 import {
   AUTHOR_OPTIONAL_FIELDS,
@@ -18,18 +19,7 @@ import {
 // Adapter for the Ghost Content API (public, read-only, keyed by the content API key). Ghost field
 // names stop here: callers get our DTOs.
 
-export const GHOST = 'Ghost'
-/** Ghost answers with the newest format a client declares; v5.0 is understood by Ghost 5 and 6. */
-export const GHOST_ACCEPT_VERSION = 'v5.0'
-
 const MAX_AUTHOR_PAGES = 50
-
-/** Base URL of a Ghost API (`content` or `admin`), or null when GHOST_URL is unset. */
-export function ghostApiBase(api: 'content' | 'admin', ghostUrl = config.GHOST_URL): string | null {
-  if (!ghostUrl) return null
-  const root = ghostUrl.endsWith('/') ? ghostUrl : `${ghostUrl}/`
-  return new URL(`ghost/api/${api}/`, root).toString()
-}
 
 function contentSetup() {
   const base = ghostApiBase('content')

@@ -1,5 +1,5 @@
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 
 /** Where `user`'s bookings page is; 404 when an allow-list is configured and the user is not on it. */
 export function bookingsUrl(user: string, template = config.BOOKINGS_URL_TEMPLATE, allowed: readonly string[] = config.BOOKINGS_USERS): string {

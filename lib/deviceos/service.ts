@@ -1,5 +1,5 @@
 import 'server-only'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { support } from '@/lib/support'
 import type { DeviceOsQuery, DeviceOsVersion } from '@/lib/deviceos/schemas'

@@ -1,4 +1,4 @@
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 
 // An Entra object ID's SID is S-1-12-1-a-b-c-d, where a..d are the GUID's 16 bytes in .NET
 // ToByteArray() order (Data1..Data3 little-endian, the rest as written) read as four

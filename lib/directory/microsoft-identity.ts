@@ -6,7 +6,7 @@ import {
   OpenIdConfigurationPayload,
   UserRealmPayload,
 } from '@/lib/directory/schemas'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { cached } from '@/lib/upstream/cache'
 import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus } from '@/lib/upstream/http'
 

@@ -10,7 +10,7 @@ import {
 } from '@/lib/directory/microsoft-identity'
 import type { TenantInfo, TenantInfoQuery } from '@/lib/directory/schemas'
 import { resolve, type DnsResult, type RecordType } from '@/lib/dns/resolver'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 
 // Public facts about a Microsoft Entra tenant, each from the source that publishes it: OpenID

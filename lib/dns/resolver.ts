@@ -2,7 +2,7 @@ import 'server-only'
 import { isIP } from 'node:net'
 import * as dnsPacket from 'dns-packet'
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { cached } from '@/lib/upstream/cache'
 import { upstreamFetch, UpstreamMalformed } from '@/lib/upstream/http'
 

@@ -27,7 +27,7 @@ import {
 } from '@/lib/domains/schemas'
 import { CHECK_WEIGHTS, scoreChecks } from '@/lib/domains/score'
 import { fetchMtaStsPolicy, type PolicyFetch } from '@/lib/domains/upstream'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { support } from '@/lib/support'
 import { singleFlight } from '@/lib/upstream/cache'

@@ -2,7 +2,7 @@ import 'server-only'
 import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
 import { resolveAddresses } from '@/lib/dns/resolver'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { upstreamFetch } from '@/lib/upstream/http'
 
 // The MTA-STS policy host (RFC 8461 §3.3): HTTPS GET of /.well-known/mta-sts.txt with no redirects

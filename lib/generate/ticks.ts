@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import type { TicksQuery, TicksResult } from '@/lib/generate/schemas'
 
 // .NET DateTime ticks: 100-ns intervals since 0001-01-01T00:00:00Z. Beyond 2^53, hence BigInt.

@@ -19,6 +19,30 @@ export const BreakerState = z
   })
   .meta({ id: 'BreakerState' })
 
+export const RequestLogHealth = z
+  .object({
+    mode: z.enum(['journal', 'memory']).meta({ description: '`journal`: entries are appended to local segment files and shipped to the database; `memory`: no writable directory, entries wait in memory only' }),
+    pending: z.number().int().meta({ description: 'Entries in memory: waiting for the next group commit (journal) or for the database (memory)' }),
+    spool: z
+      .object({
+        state: z.enum(['on', 'off']),
+        reason: z.string().optional().meta({ description: 'Why the journal is off' }),
+        budgetBytes: z.number().int().optional().meta({ description: 'REQUEST_LOG_SPOOL_MAX_MB in bytes' }),
+        bytes: z.number().int().optional(),
+        segments: z.number().int().optional(),
+        oldestEntryAt: z.iso.datetime().nullable().optional().meta({ description: 'The oldest entry not yet stored in the database' }),
+        dropped: z.number().int().meta({ description: 'Entries lost: since `droppedSince` with the journal (kept across restarts), since start without' }),
+        droppedSince: z.iso.datetime().optional(),
+      })
+      .meta({ description: 'The local journal of the request log (docs/request-log.md)' }),
+    shipper: z.object({
+      lagMs: z.number().meta({ description: 'Age of the oldest entry not yet stored; 0 when nothing waits' }),
+      lastStoredAt: z.iso.datetime().nullable(),
+      failures: z.number().int().meta({ description: 'Consecutive failed writes' }),
+    }),
+  })
+  .meta({ id: 'RequestLogHealth' })
+
 export const HealthCheck = z
   .object({
     status: z.enum(['ok', 'down']),
@@ -26,6 +50,7 @@ export const HealthCheck = z
     latencyMs: z.number().nullable(),
     detail: z.string(),
     breaker: BreakerState.optional(),
+    requestLog: RequestLogHealth.optional().meta({ description: 'The request log check only: its journal and shipper' }),
   })
   .meta({ id: 'HealthCheck' })
 
@@ -34,7 +59,7 @@ export const JobHealth = z
     schedule: z.string().meta({ description: 'When the job is due: five-field cron, UTC (JOB_SCHEDULES)', examples: ['15 * * * *'] }),
     lastSuccess: z.iso.datetime().nullable().meta({ description: 'Start of the last successful run; null if none is recorded' }),
     lastRun: z
-      .object({ startedAt: z.iso.datetime(), outcome: z.enum(['succeeded', 'failed', 'skipped', 'dry-run']) })
+      .object({ startedAt: z.iso.datetime(), outcome: z.enum(['succeeded', 'failed', 'skipped', 'dry-run', 'running', 'abandoned']) })
       .nullable()
       .meta({ description: 'The latest run, whatever its outcome; null if the job never ran' }),
     dueBy: z.iso.datetime().nullable().meta({ description: 'When the next success is due: the scheduled run after the last success (or the first run) plus JOB_OVERDUE_GRACE_S' }),
@@ -52,7 +77,7 @@ export const HealthResult = z
     jobs: z
       .record(z.string(), JobHealth)
       .optional()
-      .meta({ description: 'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.' }),
+      .meta({ description: 'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.' }),
   })
   .meta({ id: 'HealthResult' })
 export type HealthResult = z.infer<typeof HealthResult>

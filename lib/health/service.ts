@@ -3,8 +3,8 @@ import pkg from '@/package.json'
 import { getReadyDatabase } from '@/lib/db/client'
 import { jobStatuses } from '@/lib/jobs/status'
 import { log } from '@/lib/log'
-import { AppError } from '@/lib/http/errors'
-import { requestLogWriter } from '@/lib/query/request-log-writer'
+import { AppError } from '@/lib/errors'
+import { requestLogWriter } from '@/lib/request-log/writer'
 import { getRedis, getRedisBreaker } from '@/lib/redis'
 import { isDraining } from '@/lib/shutdown'
 import { withTimeout } from '@/lib/timeout'
@@ -44,7 +44,7 @@ const rateLimitStore: DependencyCheck = async () => {
 }
 
 // The database of the query application and the request log. The public API does not need it
-// (the request log waits in memory and the spool meanwhile), so it is never required.
+// (the request log waits in its journal meanwhile), so it is never required.
 const database: DependencyCheck = async () => {
   const check = await timed(false, async () => {
     const { driver, db } = await withTimeout(getReadyDatabase(), CHECK_TIMEOUT_MS)
@@ -55,14 +55,32 @@ const database: DependencyCheck = async () => {
   return ['database', check]
 }
 
-// The request log's writer: how much waits in memory and in the spool, and what was lost.
+// The request log: its journal (on or off, bytes against the budget, the oldest entry, what was
+// dropped since the journal began) and how far the shipper lags (docs/request-log.md).
 const requestLog: DependencyCheck = async () => {
   const writer = requestLogWriter()
   if (!writer) return null
   const s = writer.status()
-  const detail = `${s.pending} entries waiting in memory, ${s.spooledBytes} bytes in the spool, ${s.dropped} dropped since start`
+  const lagS = Math.round(s.shipper.lagMs / 100) / 10
+  const detail =
+    s.spool.state === 'on'
+      ? `journal on: ${s.spool.bytes} of ${s.spool.budgetBytes} bytes in ${s.spool.segments} segments, shipper lag ${lagS} s, ${s.spool.dropped} dropped since ${s.spool.droppedSince}`
+      : `journal off (${s.spool.reason}): ${s.pending} entries waiting in memory, ${s.dropped} dropped since start`
   const failing = s.failures > 0 ? `; writes failing (${s.failures} in a row), next attempt in ${Math.ceil(((s.retryAt ?? Date.now()) - Date.now()) / 1000)} s` : ''
-  return ['requestLog', { status: s.failures > 0 ? 'down' : 'ok', required: false, latencyMs: null, detail: `${detail}${failing}` }]
+  const spool =
+    s.spool.state === 'on'
+      ? { state: 'on' as const, budgetBytes: s.spool.budgetBytes, bytes: s.spool.bytes, segments: s.spool.segments, oldestEntryAt: s.spool.oldestEntryAt === null ? null : new Date(s.spool.oldestEntryAt).toISOString(), dropped: s.spool.dropped, droppedSince: s.spool.droppedSince }
+      : { state: 'off' as const, reason: s.spool.reason, dropped: s.dropped }
+  return [
+    'requestLog',
+    {
+      status: s.failures > 0 ? 'down' : 'ok',
+      required: false,
+      latencyMs: null,
+      detail: `${detail}${failing}`,
+      requestLog: { mode: s.mode, pending: s.pending, spool, shipper: { lagMs: Math.round(s.shipper.lagMs), lastStoredAt: s.shipper.lastStoredAt === null ? null : new Date(s.shipper.lastStoredAt).toISOString(), failures: s.failures } },
+    },
+  ]
 }
 
 /** Dependency checks, in the order they are reported; subsystems with a dependency add theirs here. */

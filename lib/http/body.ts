@@ -1,5 +1,5 @@
 import { JSON_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 
 // Request bodies, bounded before they are parsed: a byte limit enforced while the body streams in
 // (and up front when Content-Length already says too much), a media-type check, and a nesting-depth

@@ -1,12 +1,13 @@
 import { isIP } from 'node:net'
 import { config } from '@/lib/config'
+import { CONNECTION_IP_HEADER } from '@/lib/http/headers'
+import { processSlot } from '@/lib/process-slot'
 
-/** Header our own server (server.mjs) stamps with the TCP peer address, replacing any sent value. */
-export const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
-const STAMPED = Symbol.for('utility-api.connection-ip-stamped')
+// server.mjs sets this slot (by its name) before the application loads.
+const stamped = processSlot<boolean>('connection-ip-stamped')
 
 /** True when this process was started by server.mjs, so CONNECTION_IP_HEADER can be believed. */
-export const connectionIpIsStamped = () => (globalThis as Record<symbol, unknown>)[STAMPED] === true
+export const connectionIpIsStamped = () => stamped.get() === true
 
 function normalise(value: string | null | undefined): string | null {
   if (!value) return null

@@ -1,7 +1,7 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
 import { errorBody } from '@/lib/http/errors'
-import { REQUEST_ID_HEADER } from '@/lib/http/route'
+import { REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { operationsAt } from '@/lib/operations'
 
 // Answers the proxy gives before any gate, for every path, so each carries a request id and the

@@ -4,11 +4,10 @@ import { NextResponse, type NextRequest } from 'next/server'
 import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
 import { clientIpFrom, connectionIpIsStamped } from '@/lib/http/client-ip'
-import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
+import { internalKeyProblem } from '@/lib/http/internal-key'
+import { INTERNAL_KEY_HEADER, CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { recordAnswer } from '@/lib/http/request-log'
-import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/route'
 import { logOnce } from '@/lib/log'
-import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { getLimiter, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation, operationsAt } from '@/lib/operations'
 import { forwardedHeaders } from '@/lib/http/edges'
@@ -33,13 +32,33 @@ export function rateLimitHeaders(r: LimitResult): Record<string, string> {
   }
 }
 
+/**
+ * A path's own CORS policy: the origin to allow (or null for none) when `path` is its own,
+ * undefined otherwise. The proxy registers them (the MCP endpoint allows only the origins its
+ * DNS-rebinding protection accepts); every other public operation is open to any origin.
+ */
+export type CorsPolicy = (path: string, headers: Headers) => string | null | undefined
+const corsPolicies: CorsPolicy[] = []
+
+export function addCorsPolicy(policy: CorsPolicy): void {
+  corsPolicies.push(policy)
+}
+
+function policyOrigin(path: string, headers: Headers): string | null | undefined {
+  for (const policy of corsPolicies) {
+    const origin = policy(path, headers)
+    if (origin !== undefined) return origin
+  }
+  return undefined
+}
+
 function corsHeaders(allowOrigin: string | null): Record<string, string> {
   if (!allowOrigin) return {}
   return {
     'Access-Control-Allow-Origin': allowOrigin,
     ...(allowOrigin === '*' ? {} : { Vary: 'Origin' }),
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id, Mcp-Protocol-Version',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name',
     'Access-Control-Expose-Headers': EXPOSED,
     'Access-Control-Max-Age': '86400',
   }
@@ -65,10 +84,11 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   // A preflight is judged by the method it asks for, so internal operations never get CORS headers.
   const method = req.method === 'OPTIONS' ? (req.headers.get('access-control-request-method') ?? 'OPTIONS').toUpperCase() : req.method
   const internal = isInternalOperation(method, path)
-  // Public operations are open to any browser origin, internal ones to none, and the MCP endpoint
-  // only to the origins its DNS-rebinding protection allows.
+  // Public operations are open to any browser origin, internal ones to none, and a path with a
+  // registered policy (the MCP endpoint) to the origins it allows.
   // The cron routes (lib/jobs/cron.ts) are for schedulers, never for browsers.
-  const cors = corsHeaders(path.startsWith('/api/mcp') ? mcpCorsOrigin(req.headers) : internal || path.startsWith('/api/cron/') ? null : '*')
+  const registered = policyOrigin(path, req.headers)
+  const cors = corsHeaders(registered !== undefined ? registered : internal || path.startsWith('/api/cron/') ? null : '*')
 
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { config } from '@/lib/config'
+import { INTERNAL_KEY_HEADER } from '@/lib/http/headers'
 
-export const INTERNAL_KEY_HEADER = 'x-tc-api-key'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { JSON_BODY_MAX_BYTES, NO_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
-import type { ErrorCode, ErrorFormat } from '@/lib/http/errors'
+import type { ErrorFormat } from '@/lib/http/errors'
+import type { ErrorCode } from '@/lib/errors'
 
 // An operation is declared once, beside its domain's schemas. The same object drives request
 // validation in route(), the OpenAPI document, the internal-key gate and the contract tests.

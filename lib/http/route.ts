@@ -1,20 +1,18 @@
 import 'server-only'
-import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { hasBody, readBody, readJsonBody } from '@/lib/http/body'
-import { AppError, describeZodError, errorBody, type ErrorFormat } from '@/lib/http/errors'
-import { INTERNAL_KEY_HEADER, internalKeyProblem } from '@/lib/http/internal-key'
+import { errorBody, type ErrorFormat } from '@/lib/http/errors'
+import { AppError, describeZodError } from '@/lib/errors'
+import { internalKeyProblem } from '@/lib/http/internal-key'
+import { INTERNAL_KEY_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { bodyLimitOf, type Operation } from '@/lib/http/operation'
-import { recordAnswer } from '@/lib/http/request-log'
+import { envelope } from '@/lib/http/envelope'
 import { log } from '@/lib/log'
 
 // route(): our one handler wrapper. It parses inputs with the operation's schemas, builds the
 // context, calls the domain, serialises the result and maps anything thrown to the operation's
 // error shape. The proxy has already applied the rate limit and set the request id and client IP.
 
-export const REQUEST_ID_HEADER = 'x-request-id'
-export const INTERNAL_ERROR_MESSAGE = 'Internal server error. Quote the request id when contacting support.'
-export const CLIENT_IP_HEADER = 'x-tc-client-ip'
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined
 
@@ -48,26 +46,6 @@ async function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wher
 /** A bounded JSON body (lib/http/body.ts): 415, 413 or 400 before any parsing work. */
 export const readJson = (req: Request) => readJsonBody(req)
 
-export function errorResponse(error: unknown, format: ErrorFormat, requestId: string, route: string): Response {
-  let appError: AppError
-  if (error instanceof AppError) appError = error
-  else if (error instanceof z.ZodError) appError = new AppError('invalid_input', describeZodError(error))
-  else {
-    log.error('unhandled error', {
-      requestId,
-      route,
-      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-    })
-    appError = new AppError('internal', INTERNAL_ERROR_MESSAGE)
-  }
-  if (appError.status >= 500 && appError.code !== 'internal')
-    log.warn('operation failed', { requestId, route, code: appError.code, message: appError.message, detail: appError.details?.detail })
-  const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
-  const retryAfter = appError.details?.retryAfterSeconds
-  if (typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
-  return Response.json(errorBody(format, appError.code, appError.message, requestId), { status: appError.status, headers })
-}
-
 export function route<
   Q extends z.ZodType<Record<string, unknown>> | undefined,
   P extends z.ZodType<Record<string, unknown>> | undefined,
@@ -78,13 +56,9 @@ export function route<
 ) {
   const template = `/api${op.path}`
   const format = op.errorFormat ?? 'envelope'
-  return async function handler(request: Request, routeParams?: RouteParams): Promise<Response> {
-    const started = performance.now()
-    const requestId = request.headers.get(REQUEST_ID_HEADER) ?? randomUUID()
-    const clientIp = request.headers.get(CLIENT_IP_HEADER) ?? 'unknown'
-    const url = new URL(request.url)
-    let response: Response
-    try {
+  return function handler(request: Request, routeParams?: RouteParams): Promise<Response> {
+    return envelope(request, { route: template, errorFormat: format, record: true }, async ({ requestId, clientIp }) => {
+      const url = new URL(request.url)
       // The proxy checks the key too; this second check keeps the operation safe if a matcher changes.
       if (op.internal) {
         const problem = internalKeyProblem(request.headers.get(INTERNAL_KEY_HEADER))
@@ -97,18 +71,8 @@ export function route<
       if (!op.body && hasBody(request)) await readBody(request, limit)
       const body = (op.body ? await parseOrThrow(op.body, await readJsonBody(request, limit), 'body.') : undefined) as Infer<B>
       const result = await handle({ query, params, body, request, requestId, clientIp })
-      if (result instanceof Response) {
-        response = result
-        response.headers.set(REQUEST_ID_HEADER, requestId)
-      } else {
-        const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId }
-        headers['cache-control'] = op.cacheControl ?? 'no-store'
-        response = Response.json(result, { status: op.success.status ?? 200, headers })
-      }
-    } catch (error) {
-      response = errorResponse(error, format, requestId, template)
-    }
-    recordAnswer(request, { requestId, route: template, status: response.status, clientIp, startedAt: started })
-    return response
+      if (result instanceof Response) return result
+      return Response.json(result, { status: op.success.status ?? 200, headers: { 'cache-control': op.cacheControl ?? 'no-store' } })
+    })
   }
 }

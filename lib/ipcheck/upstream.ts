@@ -1,11 +1,12 @@
 import 'server-only'
 import { z } from 'zod'
 import { config } from '@/lib/config'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { cached, cachedMany } from '@/lib/upstream/cache'
 import { parseUpstreamJson, upstreamFetch, type UpstreamResponse } from '@/lib/upstream/http'
 import { createRateBudget, UpstreamRateLimited, type RateBudget } from '@/lib/upstream/rate-budget'
 import { IpApiAnswer, type IpApiSuccess, type IpMetadata } from '@/lib/ipcheck/schemas'
+import { processSlot } from '@/lib/process-slot'
 
 // ip-api.com adapter. The free endpoint is plain HTTP and limited per source address (45 single
 // and 15 batch requests a minute, reported in X-Rl / X-Ttl); going over earns 429s and then a ban,
@@ -20,10 +21,10 @@ export const IP_API_FIELDS =
 
 // One budget per endpoint (ip-api counts single and batch requests separately), kept across module
 // reloads of the same process.
-const budgets = ((globalThis as unknown as Record<symbol, { single: RateBudget; batch: RateBudget }>)[Symbol.for('utility-api.ip-api-budgets')] ??= {
+const budgets = processSlot<{ single: RateBudget; batch: RateBudget }>('ip-api-budgets').getOrCreate(() => ({
   single: createRateBudget(UPSTREAM, { limit: 45, windowS: 60 }),
   batch: createRateBudget(`${UPSTREAM} batch`, { limit: 15, windowS: 60 }),
-})
+}))
 
 /** The free base from IP_API_URL; with a key, the pro host (or IP_API_URL itself when it points elsewhere, e.g. a test server). */
 export function ipApiEndpoint(c: Pick<typeof config, 'IP_API_URL' | 'IP_API_KEY'> = config): { base: string; key?: string } {

@@ -2,8 +2,9 @@ import { z } from 'zod'
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi'
 import pkg from '@/package.json'
 import { config, type Config } from '@/lib/config'
-import { ERROR_FORMATS, ERROR_STATUS, type ErrorCode } from '@/lib/http/errors'
-import { INTERNAL_KEY_HEADER } from '@/lib/http/internal-key'
+import { ERROR_FORMATS } from '@/lib/http/errors'
+import { ERROR_STATUS, type ErrorCode } from '@/lib/errors'
+import { INTERNAL_KEY_HEADER } from '@/lib/http/headers'
 import { errorCodesOf, TAGS, type Operation } from '@/lib/http/operation'
 import { mcpPathItem } from '@/lib/mcp/openapi'
 import { operations } from '@/lib/operations'
@@ -137,3 +138,23 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined
 export const getOpenApiDocument = () => (cached ??= buildOpenApiDocument())
+
+/** PUBLIC_BASE_URL's default: a placeholder, not where any deployment is reached. */
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000'
+
+/** True when PUBLIC_BASE_URL names the deployment's origin (set, and not the placeholder default). */
+export function publicBaseUrlConfigured(c: Config = config): boolean {
+  return new URL(c.PUBLIC_BASE_URL).origin !== new URL(DEFAULT_PUBLIC_BASE_URL).origin
+}
+
+/**
+ * The document as served at `origin` (the origin the request was made to). With PUBLIC_BASE_URL
+ * set it is the document as built; unset, its first server is this origin's `/api`, described as
+ * "This server", so the reference's Test Request and its curl samples work on whatever host and
+ * port the instance is reached at. Nothing else differs.
+ */
+export function openApiDocumentFor(origin: string | null, c: Config = config, doc: ReturnType<typeof buildOpenApiDocument> = getOpenApiDocument()) {
+  if (publicBaseUrlConfigured(c) || !origin) return doc
+  const servers = [{ url: `${origin.replace(/\/$/, '')}/api`, description: 'This server' }, ...(doc.servers ?? []).slice(1)]
+  return { ...doc, servers }
+}

@@ -1,9 +1,10 @@
 import { config, type Config } from '@/lib/config'
-import { ERROR_FORMATS, type ErrorCode, type ErrorFormat } from '@/lib/http/errors'
+import { ERROR_FORMATS, type ErrorFormat } from '@/lib/http/errors'
+import { type ErrorCode } from '@/lib/errors'
 import { internalKeyProblem } from '@/lib/http/internal-key'
 import type { Operation } from '@/lib/http/operation'
 import { rateLimitMessage } from '@/lib/http/gate'
-import { INTERNAL_ERROR_MESSAGE } from '@/lib/http/route'
+import { INTERNAL_ERROR_MESSAGE } from '@/lib/http/envelope'
 import { UpstreamStatus, UpstreamTimeout } from '@/lib/upstream/http'
 import recorded from '@/lib/openapi/examples.json'
 

@@ -1,5 +1,5 @@
 import data from '@/lib/policies/policies.json'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { Policy, type PolicyList } from '@/lib/policies/schemas'
 
 // Policies are part of the release, not fetched: the data file is validated once when the module

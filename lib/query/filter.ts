@@ -1,7 +1,7 @@
 import { loadModule, parseSync, type Node } from 'libpg-query'
 import { deparseSync } from 'pgsql-deparser'
-import { AppError } from '@/lib/http/errors'
-import type { DatasetDef } from '@/lib/query/datasets'
+import { AppError } from '@/lib/errors'
+import type { DatasetDef } from '@/lib/datasets/catalog'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
 
 // User filters are Postgres WHERE fragments. They are parsed by the real Postgres grammar

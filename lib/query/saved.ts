@@ -1,14 +1,16 @@
 import 'server-only'
-import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
+import { and, desc, eq, isNotNull, notInArray, sql } from 'drizzle-orm'
 import { z } from 'zod'
-import { queryHistory, savedQuery } from '@/drizzle/schema'
+import { queryHistory, savedQuery } from '@/lib/query/tables'
 import type { Identity } from '@/lib/access/policy'
+import { Condition } from '@/lib/alerts/condition'
+import { DATASETS } from '@/lib/datasets/catalog'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { parse } from '@/lib/query/service'
-import { parseViewState, viewQuery } from '@/lib/query/view-state'
+import { parseViewState, viewQuery } from '@/lib/view/view-state'
 
 // Saved views and run history, per identity. Every statement is scoped by `owner`, which comes
 // from the access decision and never from the request: an id or a name of someone else's view
@@ -31,6 +33,7 @@ const Name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at 
 export const SaveViewInput = z.object({ name: Name, page: z.enum(QUERY_PAGES), view: z.string().max(10_000) }).strict()
 export type SaveViewInput = z.input<typeof SaveViewInput>
 export const RenameInput = z.object({ name: Name }).strict()
+export const ConditionInput = z.object({ condition: Condition.nullable() }).strict()
 const SavedId = z.uuid()
 
 export interface SavedView {
@@ -38,6 +41,8 @@ export interface SavedView {
   name: string
   page: QueryPage
   view: string
+  /** The alert condition the alerts job evaluates on this view (lib/alerts), or null. */
+  condition: Condition | null
   createdAt: string
   updatedAt: string
 }
@@ -68,6 +73,7 @@ const toSaved = (r: typeof savedQuery.$inferSelect): SavedView => ({
   name: r.name,
   page: r.page as QueryPage,
   view: r.view,
+  condition: r.condition ? Condition.safeParse(r.condition).data ?? null : null,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 })
@@ -108,6 +114,38 @@ export async function renameSaved(owner: string, id: string, input: z.input<type
     .returning()
   if (!row) throw notFound()
   return toSaved(row)
+}
+
+/**
+ * Sets (or with null, removes) the alert condition of one of your saved views. An error rate needs
+ * a dataset whose catalog entry says which rows are errors.
+ */
+export async function setCondition(owner: string, id: string, input: z.input<typeof ConditionInput>, db?: Db): Promise<SavedView> {
+  const { condition } = parse(ConditionInput, input)
+  const savedId = checkId(id)
+  const d = await database(db)
+  const [current] = await d.select().from(savedQuery).where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, savedId)))
+  if (!current) throw notFound()
+  if (condition?.metric === 'error_rate') {
+    const { state } = parseViewState(Object.fromEntries(new URLSearchParams(current.view)))
+    if (!DATASETS[state.dataset].errorFilter) throw new AppError('invalid_input', `condition: ${DATASETS[state.dataset].label} has no error rate (nothing marks a row as an error); use a row count and a filter instead`)
+  }
+  const [row] = await d
+    .update(savedQuery)
+    .set({ condition, updatedAt: new Date() })
+    .where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, savedId)))
+    .returning()
+  if (!row) throw notFound()
+  return toSaved(row)
+}
+
+/** Every saved view that carries a condition, whoever owns it (the alerts job), oldest first. */
+export async function listConditions(db: Db, limit = 1000): Promise<Array<SavedView & { owner: string }>> {
+  const rows = await db.select().from(savedQuery).where(isNotNull(savedQuery.condition)).orderBy(savedQuery.createdAt, savedQuery.id).limit(limit)
+  return rows.flatMap((r) => {
+    const saved = toSaved(r)
+    return saved.condition ? [{ ...saved, owner: r.owner }] : []
+  })
 }
 
 export async function deleteSaved(owner: string, id: string, db?: Db): Promise<void> {

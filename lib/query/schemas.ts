@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { config } from '@/lib/config'
-import { COLUMN_TYPES, DATASET_IDS } from '@/lib/query/datasets'
+import { COLUMN_TYPES, DATASET_IDS } from '@/lib/datasets/catalog'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
 
 // Inputs and outputs of the query application's data functions (lib/query/service.ts), which
 // validate with them for the /query/api routes and the pages alike. The application is internal,
-// so they stay out of the public OpenAPI document; the README describes its routes.
+// so they stay out of the public OpenAPI document; docs/query.md describes its routes.
 
 const DAY_MS = 86_400_000
 const ISO_DATE = z.iso.date()
@@ -122,7 +122,7 @@ export const QueryResult = z
 export type QueryResult = z.infer<typeof QueryResult>
 
 const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
-const PanelSource = z.enum(['rollup', 'rows']).meta({ description: 'What the panel read: the per-minute/per-hour rollup, or the raw rows (a filter the rollup cannot answer, or a range not in whole minutes).' })
+const PanelSource = z.enum(['rollup', 'rows']).meta({ description: 'What the panel read: the per-minute/per-hour rollup (with the rows of the partial minutes at the range’s edges), or the raw rows (a filter the rollup cannot answer).' })
 
 const TimeseriesPanel = z.object({
   id: z.string(),
@@ -142,6 +142,10 @@ const CountsPanel = z.object({
   title: z.string(),
   column: z.string(),
   rows: z.array(z.object({ value: Value, count: z.number().int() })),
+  approximate: z
+    .literal(true)
+    .optional()
+    .meta({ description: 'Present when the list was read from a rollup whose per-hour lists are capped and left values out: counts are lower bounds and a value may be missing.' }),
 })
 const LatencyPanel = z.object({
   id: z.string(),
@@ -199,3 +203,172 @@ export const DatasetList = z
   })
   .meta({ id: 'DatasetList' })
 export type DatasetList = z.infer<typeof DatasetList>
+
+// Compare with an earlier window and split by a column (lib/query/compare.ts, lib/query/split.ts).
+
+export const CompareRequest = z
+  .object({
+    ...rangeFields,
+    compare: z.enum(['previous', 'day', 'week']).meta({ description: 'The baseline: the period just before (same length), or the same window a day or a week earlier.' }),
+    columns: z.array(z.string().max(64)).max(32).optional().meta({ description: 'Categorical columns to compare (the dataset’s rollup dimensions); all of them when absent.' }),
+    top: z.number().int().min(1).max(20).default(5).meta({ description: 'Values per column: those whose share moved most.' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'CompareRequest', description: 'A range and its baseline window: both histograms and, per column, the values whose share moved most.' })
+export type CompareRequest = z.input<typeof CompareRequest>
+
+const Window = z.object({ from: z.string(), to: z.string() })
+
+export const CompareResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    compare: z.enum(['previous', 'day', 'week']),
+    range: Window,
+    baselineRange: Window.meta({ description: 'The baseline window [from, to).' }),
+    shiftMs: z.number().int().meta({ description: 'How far the baseline lies before the range, ms.' }),
+    filter: z.string().nullable(),
+    histogram: z.any().meta({ description: 'The range’s histogram (as the rows page’s).' }),
+    baseline: z.any().meta({ description: 'The baseline window’s histogram; bucket i sits shiftMs before the range’s bucket i when shiftMs is whole buckets.' }),
+    changes: z.array(
+      z.object({
+        column: z.string(),
+        source: z.enum(['rollup', 'rows']),
+        sampled: z.boolean().meta({ description: 'True when either window was read from its newest rows only (a filter the rollup cannot answer).' }),
+        currentTotal: z.number(),
+        baselineTotal: z.number(),
+        values: z.array(
+          z.object({
+            value: z.string().nullable(),
+            current: z.number(),
+            baseline: z.number(),
+            currentShare: z.number(),
+            baselineShare: z.number(),
+            delta: z.number().meta({ description: 'currentShare − baselineShare.' }),
+          }),
+        ),
+        sql: Statement,
+      }),
+    ),
+    elapsedMs: z.number(),
+  })
+  .meta({ id: 'CompareResult' })
+export type CompareResult = z.infer<typeof CompareResult>
+
+export const SplitRequest = z
+  .object({
+    ...rangeFields,
+    split: z.string().max(80).meta({ description: 'Column to stack by: a rollup dimension, or `status_class` (2xx…5xx).' }),
+    top: z.number().int().min(1).max(10).default(5).meta({ description: 'Values kept as their own series; the rest are summed as “other”.' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'SplitRequest', description: 'Rows per time bucket stacked by the top values of one column.' })
+export type SplitRequest = z.input<typeof SplitRequest>
+
+export const SplitResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    split: z.string(),
+    column: z.string(),
+    top: z.number().int(),
+    range: Window,
+    filter: z.string().nullable(),
+    source: PanelSource,
+    bucketSeconds: z.number().int(),
+    buckets: z.array(z.string()),
+    series: z.array(z.object({ key: z.string(), label: z.string(), values: z.array(z.number()), total: z.number() })),
+    total: z.number(),
+    elapsedMs: z.number(),
+    sql: Statement,
+  })
+  .meta({ id: 'SplitResult' })
+export type SplitResult = z.infer<typeof SplitResult>
+// Facets and group-by (lib/query/facets.ts, lib/query/group-by.ts) -------------------------------
+
+export const FacetsRequest = z
+  .object({
+    ...rangeFields,
+    values: z.number().int().min(1).max(20).default(5).meta({ description: 'Top values per column, 1 to 20.' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'FacetsRequest', description: 'The top values of each categorical column of one dataset over a time range, optionally filtered.' })
+export type FacetsRequest = z.input<typeof FacetsRequest>
+
+const FacetSource = z.enum(['rollup', 'sample']).meta({ description: 'rollup: exact counts over the whole range; sample: counts within the newest rows of the range (see `sample`).' })
+
+export const FacetsResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    range: z.object({ from: z.string(), to: z.string() }),
+    filter: z.string().nullable(),
+    facets: z.array(
+      z.object({
+        column: z.string(),
+        source: FacetSource,
+        total: z.number().int().meta({ description: 'Rows the counts are out of: every matching row (rollup) or the rows of the sample.' }),
+        distinct: z.number().int().meta({ description: 'Distinct values among those rows (text longer than the rollup keeps groups by its prefix).' }),
+        values: z.array(z.object({ value: Value, count: z.number().int(), share: z.number().meta({ description: 'count / total, 0 to 1, not rounded.' }) })),
+      }),
+    ),
+    sample: z
+      .object({ limit: z.number().int(), rows: z.number().int(), complete: z.boolean().meta({ description: 'True when the range held fewer matching rows than the limit: the “sample” is every matching row.' }) })
+      .nullable()
+      .meta({ description: 'The newest `limit` matching rows of the range, read for the columns the rollup cannot answer under this filter; null when the rollup answered every column.' }),
+    statements: z.array(z.object({ label: z.string(), sql: Statement })),
+    elapsedMs: z.number(),
+  })
+  .meta({ id: 'FacetsResult' })
+export type FacetsResult = z.infer<typeof FacetsResult>
+
+export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'value'] as const
+
+export const GroupByRequest = z
+  .object({
+    ...rangeFields,
+    by: z.array(z.string().max(64)).min(1).max(2).meta({ description: 'One or two columns to group by (any column but the time column and JSON ones).', examples: [['route'], ['route', 'status']] }),
+    sort: z.string().max(64).default('count').meta({ description: `Measure to sort groups by: ${GROUP_SORTS.join(', ')}, or a summed column (bytes_sent, bytes_received for sessions).` }),
+    order: z.enum(['asc', 'desc']).default('desc'),
+    limit: z.number().int().min(1).max(200).default(50).meta({ description: 'Groups returned, 1 to 200 (the largest by the sort).' }),
+    rows: z.boolean().default(false).meta({ description: 'Read the rows even where the rollup could answer (to get per-group percentiles).' }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({ id: 'GroupByRequest', description: 'Aggregates of one dataset over a range and filter, grouped by one or two columns.' })
+export type GroupByRequest = z.input<typeof GroupByRequest>
+
+export const GroupByResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    range: z.object({ from: z.string(), to: z.string() }),
+    filter: z.string().nullable(),
+    by: z.array(z.string()),
+    source: z.enum(['rollup', 'rows']),
+    measures: z.object({
+      errors: z.object({ label: z.string(), condition: z.string() }).nullable().meta({ description: 'What counts as an error in this dataset, when anything does.' }),
+      duration: z.string().nullable().meta({ description: 'The duration column p50/p95 are of, when the dataset has one.' }),
+      sums: z.array(z.string()).meta({ description: 'Columns summed per group (bytes for sessions).' }),
+    }),
+    omitted: z.array(z.string()).meta({ description: 'Measures the rollup cannot give per group (read with rows: true).' }),
+    groups: z.array(
+      z.object({
+        values: z.array(Value),
+        count: z.number().int(),
+        errors: z.number().int().nullable(),
+        errorRate: z.number().nullable(),
+        p50: z.number().nullable(),
+        p95: z.number().nullable(),
+        sums: z.record(z.string(), z.number()),
+      }),
+    ),
+    groupCount: z.number().int().meta({ description: 'Groups in total (before the limit).' }),
+    total: z.number().int().meta({ description: 'Matching rows in total (all groups).' }),
+    sort: z.string(),
+    order: z.enum(['asc', 'desc']),
+    limit: z.number().int(),
+    sql: Statement,
+    elapsedMs: z.number(),
+  })
+  .meta({ id: 'GroupByResult' })
+export type GroupByResult = z.infer<typeof GroupByResult>

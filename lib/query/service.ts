@@ -4,11 +4,12 @@ import { PgDialect } from 'drizzle-orm/pg-core'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, QUERY_ROLE, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
-import { AppError, describeZodError } from '@/lib/http/errors'
-import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type PanelDef } from '@/lib/query/datasets'
+import { AppError, describeZodError } from '@/lib/errors'
+import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
+import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
-import { retentionDays } from '@/lib/query/partitions'
-import { percentileFromHistogram, rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/query/rollups'
+import { retentionDays } from '@/lib/datasets/storage/partitions'
+import { percentileFromHistogram, rollupDimensionFor, rollupHourOnly, rollupLeftOutSql, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/datasets/storage/rollups'
 import {
   DashboardRequest,
   QueryRequest,
@@ -27,8 +28,8 @@ import {
 // one's (time, id)) costs the same on page 500 as on page 1; offsets remain for jumps. Counts are
 // exact up to QUERY_EXACT_COUNT_LIMIT, read from the rollup when the filter allows (exact at any
 // size), and above the limit the planner's estimate, marked as one. Dashboard panels read the
-// rollups whenever the range is whole minutes and the filter allows it (lib/query/rollups.ts), raw
-// rows otherwise; each panel says which it read, and its SQL is the statement that ran.
+// rollups whenever the filter allows it, the rows only for the partial minutes at a range's edges
+// (lib/datasets/storage/rollups.ts), raw rows otherwise; each panel says which it read, and its SQL is the statement that ran.
 
 export { DashboardRequest, QueryRequest, QueryResult, DashboardResult, DatasetList } from '@/lib/query/schemas'
 export { QUERY_ROLE }
@@ -94,7 +95,7 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const last = rows.at(-1)
   const more = rows.length === req.limit && !(count.exact && req.offset + rows.length >= count.value)
   return {
-    dataset: dataset.id,
+    dataset: req.dataset,
     columns: dataset.columns.map((c) => c.name),
     rows: rows.map((r) => normaliseRow(dataset, r)),
     count: count.value,
@@ -144,7 +145,7 @@ interface Count {
  */
 async function countMatching(session: ReadOnlySession, { dataset, from, to, filter, where }: Omit<PanelRange, 'spec'>, opts: ExecOptions): Promise<Count> {
   const spec = rollupSpec(dataset)
-  const dimension = opts.rollups !== false && rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', filter.columns) : null
+  const dimension = opts.rollups !== false ? rollupDimensionFor(spec, 'count', filter.columns) : null
   if (dimension !== null) {
     const query = sql`SELECT coalesce(sum("rows"), 0) AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${filterClause(filter.sql)}`
     return { value: Number((await session.execute(query))[0].count), exact: true, query }
@@ -186,7 +187,7 @@ export async function runDashboard(input: DashboardRequest, opts: ExecOptions = 
   const started = performance.now()
   const panels = await Promise.all(dataset.panels.map((panel) => runPanel(panel, range, opts)))
   return {
-    dataset: dataset.id,
+    dataset: req.dataset,
     range: { from: from.toISOString(), to: to.toISOString() },
     filter: filter.sql,
     panels,
@@ -224,10 +225,13 @@ interface PanelRange {
 }
 
 async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): Promise<DashboardPanel> {
-  const dimension = opts.rollups !== false && rollupAligned(range.from, range.to) ? rollupDimensionFor(range.spec, panel, range.filter.columns) : null
+  const dimension = opts.rollups !== false ? rollupDimensionFor(range.spec, panel, range.filter.columns) : null
   const source = dimension === null ? 'rows' : 'rollup'
   const { query, bucketS } = dimension === null ? panelSql(panel, range) : rollupPanelSql(panel, range, dimension)
   const rows = await readOnly(opts, (session) => session.execute(query))
+  // A list read from an hour-only dimension's capped hours is approximate once a value was left out.
+  const leftOut = dimension !== null && rollupHourOnly(range.spec, dimension) ? await readOnly(opts, (session) => session.execute(rollupLeftOutSql(range.spec, dimension, range.from, range.to))) : null
+  const approximate = leftOut !== null && Number(leftOut[0]?.left_out ?? 0) > 0 ? { approximate: true as const } : {}
   const base = { id: panel.id, title: panel.title, source, sql: statement(query) } as const
   switch (panel.kind) {
     case 'timeseries': {
@@ -249,7 +253,7 @@ async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): 
     case 'breakdown':
     case 'top': {
       const type = columnType(range.dataset, panel.column)
-      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })) }
+      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })), ...approximate }
     }
     case 'latency': {
       const figures = source === 'rollup' ? latencyFromHistogram(rows) : latencyFromRows(rows[0] ?? {})
@@ -360,7 +364,7 @@ function rollupPanelSql(panel: PanelDef, range: PanelRange, dimension: string): 
     }
     case 'latency':
       return {
-        query: sql`SELECT "duration_bucket", sum("rows") AS "rows", sum("server_errors") AS "server_errors", sum("client_errors") AS "client_errors" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${where} GROUP BY 1 ORDER BY 1`,
+        query: sql`SELECT "duration_bucket", sum("rows") AS "rows", sum("server_errors") AS "server_errors", sum("client_errors") AS "client_errors" FROM ${rollupRowsSql(spec, dimension, from, to, true, true)}${where} GROUP BY 1 ORDER BY 1`,
         bucketS: 0,
       }
   }
@@ -394,12 +398,35 @@ export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySessi
   } catch (error) {
     throw unreachable(error)
   }
-  try {
-    return await database.readOnly(timeoutMs, fn)
-  } catch (error) {
-    throw databaseError(error, timeoutMs)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await database.readOnly(timeoutMs, fn)
+    } catch (error) {
+      const code = dbCause(error)?.code
+      // Every connection of the readers' pool stayed busy past its connect timeout (long queries
+      // waiting behind partition DDL, or a database that stopped answering): a 503, not a 500.
+      if (!code && error instanceof Error && /timeout exceeded when trying to connect/.test(error.message))
+        throw new AppError('unavailable', `Every database connection is busy; nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`, { retryAfterSeconds: TRANSIENT_RETRY_AFTER_S, detail: error.message })
+      if (!code || !TRANSIENT.has(code)) throw databaseError(error, timeoutMs)
+      // A deadlock or serialization failure (partition maintenance running beside the query): the
+      // query is read-only, so it is run once more; a second failure asks the client to retry.
+      log.warn('query met a transient database conflict', { code, attempt, message: dbCause(error)?.message })
+      if (attempt >= 2)
+        throw new AppError('unavailable', `The database was busy (${TRANSIENT.get(code)}, usually partition maintenance); nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`, {
+          retryAfterSeconds: TRANSIENT_RETRY_AFTER_S,
+          detail: code,
+        })
+    }
   }
 }
+
+/** SQLSTATEs a read-only query may meet while DDL runs beside it; retried once, then 503. */
+const TRANSIENT = new Map([
+  ['40P01', 'deadlock detected'],
+  ['40001', 'serialization failure'],
+  ['55P03', 'lock not available'],
+])
+const TRANSIENT_RETRY_AFTER_S = 1
 
 const FILTER_ERRORS = new Set(['42804', '42883', '42725', '42846', '42P18', '42601'])
 
@@ -482,3 +509,11 @@ function toIso(v: unknown): string | null {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
+
+/** Null when the dataset holds no demonstration row (the query page then says nothing); else whether the database is the embedded one (PGlite). */
+export async function demoRowsOf(id: DatasetId): Promise<{ embedded: boolean } | null> {
+  const database = await getReadyDatabase()
+  const result = await database.db.execute(sql`SELECT EXISTS (SELECT 1 FROM ${sql.identifier(DATASETS[id].table)} WHERE demo) AS present`)
+  return (result as unknown as { rows: ResultRow[] }).rows[0]?.present === true ? { embedded: database.driver === 'pglite' } : null
+}
+

@@ -1,5 +1,6 @@
 import 'server-only'
 import { Ratelimit } from '@upstash/ratelimit'
+import { processSlot } from '@/lib/process-slot'
 import { config } from '@/lib/config'
 import { log, logOnce } from '@/lib/log'
 import { getRedis, getRedisBreaker } from '@/lib/redis'
@@ -90,20 +91,19 @@ function createDisabledLimiter(max: number, windowS: number): Limiter {
   }
 }
 
+const limiterSlot = processSlot<Limiter>('limiter')
+
 export function getLimiter(): Limiter {
-  const slot = globalThis as unknown as Record<symbol, Limiter | undefined>
-  const key = Symbol.for('utility-api.limiter')
-  if (!slot[key]) {
+  return limiterSlot.getOrCreate(() => {
     const { RATE_LIMIT_MAX: max, RATE_LIMIT_WINDOW_S: windowS, RATE_LIMIT_TIMEOUT_MS: timeoutMs } = config
     if (config.RATE_LIMIT_DISABLED) {
       logOnce('limiter', 'warn', 'rate limiting is DISABLED (RATE_LIMIT_DISABLED=true)')
-      return (slot[key] = createDisabledLimiter(max, windowS))
+      return createDisabledLimiter(max, windowS)
     }
-    slot[key] = createStoreLimiter(max, windowS, timeoutMs) ?? createMemoryLimiter(max, windowS)
-    const kind = slot[key]!.kind
-    if (kind === 'memory')
+    const limiter = createStoreLimiter(max, windowS, timeoutMs) ?? createMemoryLimiter(max, windowS)
+    if (limiter.kind === 'memory')
       logOnce('limiter', 'warn', 'rate limiter: in-memory store (single process only; set REDIS_URL or KV_REST_API_URL to share limits)')
-    else logOnce('limiter', 'info', `rate limiter: ${kind} store`, { max, windowS })
-  }
-  return slot[key]!
+    else logOnce('limiter', 'info', `rate limiter: ${limiter.kind} store`, { max, windowS })
+    return limiter
+  })
 }

@@ -2,6 +2,7 @@ import 'server-only'
 import { log } from '@/lib/log'
 import { getRedis, getRedisBreaker } from '@/lib/redis'
 import { withTimeout } from '@/lib/timeout'
+import { processSlot } from '@/lib/process-slot'
 
 // TTL cache for upstream answers, in Redis when a store is configured (shared by instances) and in
 // memory otherwise, with single-flight: concurrent identical loads share one upstream call. A
@@ -21,10 +22,10 @@ interface State {
   memory: Map<string, Entry & { expiresAt: number }>
   inflight: Map<string, Promise<unknown>>
 }
-const state = ((globalThis as unknown as Record<symbol, State>)[Symbol.for('utility-api.upstream-cache')] ??= {
+const state = processSlot<State>('upstream-cache').getOrCreate(() => ({
   memory: new Map(),
   inflight: new Map(),
-})
+}))
 
 function readMemory(key: string): Entry | undefined {
   const hit = state.memory.get(key)

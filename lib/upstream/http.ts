@@ -2,7 +2,7 @@ import 'server-only'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { readCapped } from '@/lib/http/body'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 
 // The one outbound HTTP path. Every adapter calls upstreamFetch/upstreamJson, never fetch: a

@@ -1,5 +1,5 @@
 import 'server-only'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 
 // A client-side request budget for an upstream that publishes a per-window limit (ip-api: 45 a
 // minute, reported back in X-Rl / X-Ttl). Calls stop before the limit is reached instead of

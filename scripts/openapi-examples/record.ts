@@ -8,11 +8,11 @@
 import type { ServerResponse } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { v5 as uuidv5 } from 'uuid'
-import { loadZones } from '../../tests/helpers/dns-zones'
-import { startFakeDoh } from '../../tests/helpers/fake-doh'
-import { startFakeGhost, type FakeGhost } from '../../tests/helpers/fake-ghost'
-import { blobRef, createFakePds, postRecord, type FakeAccount } from '../../tests/helpers/fake-pds'
-import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../tests/helpers/fake-upstream'
+import { loadZones } from '../../test-support/dns-zones'
+import { startFakeDoh } from '../../test-support/fake-doh'
+import { startFakeGhost, type FakeGhost } from '../../test-support/fake-ghost'
+import { blobRef, createFakePds, postRecord, type FakeAccount } from '../../test-support/fake-pds'
+import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../test-support/fake-upstream'
 import type { RecordedAnswer, RecordedExamples } from '@/lib/openapi/examples'
 
 export const EXAMPLES_FILE = fileURLToPath(new URL('../../lib/openapi/examples.json', import.meta.url))
@@ -221,8 +221,8 @@ export async function recordExamples(): Promise<RecordedExamples> {
     const { operations } = await import('@/lib/operations')
     const { MCP_EXAMPLES } = await import('@/lib/mcp/openapi')
     const { handleMcpPost } = await import('@/lib/mcp/http')
-    const { INTERNAL_KEY_HEADER } = await import('@/lib/http/internal-key')
-    const { CLIENT_IP_HEADER, REQUEST_ID_HEADER } = await import('@/lib/http/route')
+    const { INTERNAL_KEY_HEADER } = await import('@/lib/http/headers')
+    const { CLIENT_IP_HEADER, REQUEST_ID_HEADER } = await import('@/lib/http/headers')
     const { loadConfig } = await import('@/lib/config')
     const defaultTemplate = loadConfig({}).MTA_STS_URL_TEMPLATE
     const publicAddresses = (text: string) => upstreams.publicAddresses(text, defaultTemplate)

@@ -25,11 +25,12 @@ test.describe('a relayed request in local-operator mode', () => {
 test.describe('a browser that has not opened the start-up link', () => {
   test.use({ storageState: { cookies: [], origins: [] } })
 
-  test('is told to open it, and opening it lets the person in at the clean address', async ({ page }) => {
+  test('is told to open it, and opening it lets the person in at the clean address', async ({ page, baseURL }) => {
     const res = await page.goto('/query/dashboard')
     expect(res!.status()).toBe(401)
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Open the link from the start-up lines')
-    await expect(page.getByRole('main')).toContainText('Open the “query” link printed by `npm start`')
+    await expect(page.getByRole('main')).toContainText(`Open the “query” link printed by npm start (${baseURL}/query?key=…)`)
+    await expect(page.getByRole('main')).not.toContainText('`')
     await page.goto(`/query?dataset=dns&key=${E2E_OPERATOR_KEY}`)
     await expect(page).toHaveURL(/\/query\?dataset=dns$/)
     await expect(page.getByTestId('identity')).toContainText('Local operator')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { startFakeGhost, type Fault, type FakeGhost } from '../helpers/fake-ghost'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { startFakeGhost, type Fault, type FakeGhost } from '../../test-support/fake-ghost'
+import { loadContract } from '../../test-support/openapi'
 
 // The blog (Ghost Content API), policies and bookings, end to end through the built server.
 

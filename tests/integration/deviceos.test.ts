@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http'
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { fixture, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { fixture, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // /api/deviceosversion through the built server, against one loopback server replaying the
 // recorded gdmf feed (/v2/pmv) and SOFA feeds (/sofa/v2/<os>_data_feed.json). Plain HTTP here;

@@ -1,10 +1,10 @@
 import * as dnsPacket from 'dns-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { loadZones } from '../helpers/dns-zones'
-import { answerQuery } from '../helpers/fake-doh'
-import { fixture, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { loadZones } from '../../test-support/dns-zones'
+import { answerQuery } from '../../test-support/fake-doh'
+import { fixture, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // The built app against a loopback DoH server answering from the zone fixtures and a loopback
 // MTA-STS policy host serving the recorded policies. `fault` switches the DoH server to failing.

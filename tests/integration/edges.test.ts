@@ -1,8 +1,8 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { loadContract } from '../helpers/openapi'
-import { rawRequest } from '../helpers/raw-request'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { loadContract } from '../../test-support/openapi'
+import { rawRequest } from '../../test-support/raw-request'
 
 // Protocol edges of the REST API through the built server: undecodable paths, methods a path does
 // not answer, media types, body limits and nesting, the trailing-slash redirect, conditional

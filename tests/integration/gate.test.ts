@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startApp, type RunningApp } from '../helpers/app'
+import { freePort, startApp, type RunningApp } from '../../test-support/app'
 
 // The request gate through real HTTP: rate limit on a real Redis, client-IP rules, fail-open,
 // headers on every response.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // The internal-key gate through real HTTP, on both internal operations: the proxy refuses before
 // any work is done, with the spec's `{error}` body, and no CORS permission is ever granted.

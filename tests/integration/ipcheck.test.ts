@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { startFakeDoh } from '../helpers/fake-doh'
-import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { startFakeDoh } from '../../test-support/fake-doh'
+import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // /api/ipcheck through the built server, against a loopback ip-api.com replaying the recorded
 // 24.48.0.1 answer (with `query` set to the address asked for) and a loopback DoH server.

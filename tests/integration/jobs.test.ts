@@ -8,13 +8,13 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase } from '@/lib/db/client'
-import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER, type JwksServer, type TestKey } from '../helpers/access-keys'
-import { startApp, type RunningApp } from '../helpers/app'
-import { loadZones } from '../helpers/dns-zones'
-import { startFakeDoh } from '../helpers/fake-doh'
-import { startFakeGhost, type FakeGhost } from '../helpers/fake-ghost'
-import { startFakeMicrosoft, type FakeMicrosoft } from '../helpers/fake-microsoft'
-import { testDatabaseUrl } from '../helpers/query-database'
+import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER, type JwksServer, type TestKey } from '../../test-support/access-keys'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { loadZones } from '../../test-support/dns-zones'
+import { startFakeDoh } from '../../test-support/fake-doh'
+import { startFakeGhost, type FakeGhost } from '../../test-support/fake-ghost'
+import { startFakeMicrosoft, type FakeMicrosoft } from '../../test-support/fake-microsoft'
+import { testDatabaseUrl } from '../../test-support/query-database'
 import { ensureDatabase } from '@/scripts/ensure-database.mjs'
 
 // Scheduled jobs end to end: the cron routes of the built server (bearer secret, the job run),
@@ -178,6 +178,14 @@ describe(`cron routes (${driverName})`, () => {
     expect(await queryRows('domain_checks', 'changed = true')).toEqual([])
     expect((await queryRows('domain_checks', "check_name = 'overall' AND previous_status IS NOT NULL")).length).toBe(2)
   })
+
+  it('run alerts: no saved view has a condition, no posture changed, so nothing is recorded or sent', async () => {
+    const res = await cron('alerts', bearer())
+    const body = await res.json()
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    expect(body).toMatchObject({ job: 'alerts', outcome: 'succeeded', counts: { conditions: 0, evaluated: 0, fired: 0, resolved: 0, delivered: 0, pending: 0 }, summary: expect.stringMatching(/no ALERT_WEBHOOK_URL: recorded only/) })
+    expect(await queryRows('alerts')).toEqual([])
+  })
 })
 
 describe(`npm run job (${driverName})`, () => {
@@ -201,7 +209,7 @@ describe(`npm run job (${driverName})`, () => {
   it('exits 2 naming the jobs for an unknown job', async () => {
     const { code, stderr } = await runCli(['no-such-job'], cliEnv())
     expect(code).toBe(2)
-    expect(stderr).toMatch(/unknown job "no-such-job"[\s\S]*message-center-publish\|message-center-dedupe\|domain-posture\|partition-maintenance/)
+    expect(stderr).toMatch(/unknown job "no-such-job"[\s\S]*message-center-publish\|message-center-dedupe\|domain-posture\|partition-maintenance\|alerts/)
   }, 60_000)
 
   // Two processes on one database need a real Postgres (one process owns a PGlite directory): this
@@ -259,6 +267,7 @@ describe(`job history and health (${driverName})`, () => {
     expect(body.jobs['domain-posture']).toMatchObject({ lastRun: { outcome: 'succeeded' }, overdue: false })
     expect(body.jobs['message-center-dedupe']).toMatchObject({ schedule: '45 3 * * *', overdue: true, lastSuccess: expect.any(String) })
     expect(body.jobs['partition-maintenance']).toEqual({ schedule: '30 0 * * *', lastSuccess: null, lastRun: null, dueBy: null, overdue: false })
+    expect(body.jobs.alerts).toMatchObject({ schedule: '*/5 * * * *', lastRun: { outcome: 'succeeded' }, overdue: false })
     // Liveness stays a bare answer.
     expect((await (await fetch(`${app.url}/api/health?probe=live`)).json()).jobs).toBeUndefined()
   })

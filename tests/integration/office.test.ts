@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { startFakeGhost, type Fault, type FakeGhost } from '../helpers/fake-ghost'
-import { startFakeMicrosoft, type FakeMicrosoft } from '../helpers/fake-microsoft'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { startFakeGhost, type Fault, type FakeGhost } from '../../test-support/fake-ghost'
+import { startFakeMicrosoft, type FakeMicrosoft } from '../../test-support/fake-microsoft'
+import { loadContract } from '../../test-support/openapi'
 
 // The internal Message Center jobs end to end: a fake Microsoft login + Graph and a fake Ghost
 // (Content and Admin API) on loopback, the built server in between.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { blobRef, createFakePds, postRecord, type FakeAccount } from '../helpers/fake-pds'
-import { fixture, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { blobRef, createFakePds, postRecord, type FakeAccount } from '../../test-support/fake-pds'
+import { fixture, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // /api/pds end to end: the built app against a fake PDS, PLC directory and BetterStack on loopback.
 

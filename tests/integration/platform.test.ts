@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { loadContract } from '../../test-support/openapi'
 
 // Every operation of the platform group through real HTTP, each response validated against the
 // OpenAPI document the server publishes.

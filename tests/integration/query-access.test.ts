@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestKey, signToken, startJwksServer, unsecuredToken, type JwksServer, type TestKey } from '../helpers/access-keys'
-import { startApp, TEST_OPERATOR_KEY, type RunningApp } from '../helpers/app'
-import { rawRequest } from '../helpers/raw-request'
+import { createTestKey, signToken, startJwksServer, unsecuredToken, type JwksServer, type TestKey } from '../../test-support/access-keys'
+import { startApp, TEST_OPERATOR_KEY, type RunningApp } from '../../test-support/app'
+import { rawRequest } from '../../test-support/raw-request'
 
 // The access policy in the built server, with a key set served on loopback as the identity-aware
 // proxy publishes it: every page and route under /query, health included; the ingest endpoint keeps
@@ -234,7 +234,7 @@ describe('without access settings: the local operator', () => {
     expect(page.status).toBe(401)
     const html = await page.text()
     expect(html).toContain('<h1>Open the link from the start-up lines</h1>')
-    expect(html).toContain('Open the “query” link printed by `npm start`')
+    expect(html).toContain(`Open the “query” link printed by npm start (http://127.0.0.1:${local.port}/query?key=…)`)
   })
 
   it('sets no cookie for a wrong key in the link', async () => {

@@ -4,10 +4,10 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase } from '@/lib/db/client'
-import { DATASET_IDS } from '@/lib/query/datasets'
-import { writeRequestLog } from '@/lib/query/request-log-store'
-import { createTestKey, signToken, startJwksServer, type JwksServer, type TestKey } from '../helpers/access-keys'
-import { startApp, type RunningApp } from '../helpers/app'
+import { DATASET_IDS } from '@/lib/datasets/catalog'
+import { writeRequestLog } from '@/lib/request-log/store'
+import { createTestKey, signToken, startJwksServer, type JwksServer, type TestKey } from '../../test-support/access-keys'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // The query application's routes and pages in the built server, over known rows: on PGlite by
 // default, on the Postgres at QUERY_TEST_DATABASE_URL when set (scripts/test.mjs runs both; that
@@ -261,5 +261,80 @@ describe(`query application pages (${driverName})`, () => {
     const res = await call(`${app.url}/query/export?${custom}&${extra}`)
     expect(res.status).toBe(400)
     expect((await res.json()).error.message).toMatch(message)
+  })
+})
+
+describe(`query facets and group-by (${driverName})`, () => {
+  const routes = ROWS.reduce((m, r) => m.set(r.route, (m.get(r.route) ?? 0) + 1), new Map<string, number>())
+
+  it('POST facets counts each categorical column over the range: per-minute rollup columns from the rollup, hour-only ones from the rows', async () => {
+    const res = await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    const facet = (column: string) => body.facets.find((f: { column: string }) => f.column === column)
+    expect(facet('status')).toMatchObject({ source: 'rollup', total: 230, distinct: 2, values: [{ value: 200, count: 230 - ERRORS, share: (230 - ERRORS) / 230 }, { value: 503, count: ERRORS, share: ERRORS / 230 }] })
+    // route keeps capped per-hour top lists in the rollup: counted in the rows, exactly.
+    expect(facet('route').source).toBe('sample')
+    expect(Object.fromEntries(facet('route').values.map((v: { value: string; count: number }) => [v.value, v.count]))).toEqual(Object.fromEntries(routes))
+    expect(body.sample).toEqual({ limit: 10_000, rows: 230, complete: true })
+    expect((await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'nope = 1' })).status).toBe(400)
+  })
+
+  it('POST facets under a filter the rollup cannot answer says it counted a sample', async () => {
+    const body = await (await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'duration_ms > 200' })).json()
+    expect(body.sample).toEqual({ limit: 10_000, rows: 30, complete: true })
+    expect(body.facets.find((f: { column: string }) => f.column === 'status')).toMatchObject({ source: 'sample', total: 30, values: [{ value: 200, count: 27 }, { value: 503, count: 3 }] })
+  })
+
+  it('POST group-by groups with count and error rate, and answers 400 for a column it cannot group by', async () => {
+    const res = await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['status'], sort: 'error_rate' })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body).toMatchObject({ source: 'rollup', groupCount: 2, total: 230, omitted: ['p50', 'p95'] })
+    for (const g of body.groups) {
+      const rows = ROWS.filter((r) => r.status === g.values[0])
+      expect(g).toMatchObject({ count: rows.length, errors: rows.filter((r) => r.status >= 500).length })
+    }
+    // route is hour-only in the rollup (capped top lists): grouped from the rows, exactly.
+    const byRoute = await (await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['route'], sort: 'error_rate' })).json()
+    expect(byRoute).toMatchObject({ source: 'rows', groupCount: 5, total: 230 })
+    for (const g of byRoute.groups) {
+      const rows = ROWS.filter((r) => r.route === g.values[0])
+      expect(g).toMatchObject({ count: rows.length, errors: rows.filter((r) => r.status >= 500).length })
+    }
+    const rows = await (await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['route', 'status'], rows: true })).json()
+    expect(rows.source).toBe('rows')
+    expect(rows.groups.reduce((t: number, g: { count: number }) => t + g.count, 0)).toBe(230)
+    expect((await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['time'] })).status).toBe(400)
+  })
+
+  const page = async (p: string) => {
+    const res = await call(`${app.url}${p}`)
+    expect(res.status).toBe(200)
+    return (await res.text()).replaceAll('<!-- -->', '')
+  }
+  const custom = `dataset=requests&range=custom&from=${DAY}&to=${DAY}`
+
+  it('renders the top values beside the rows, with = and ≠ links that add to the filter', async () => {
+    const html = await page(`/query?${custom}`)
+    expect(html).toContain('Top values')
+    expect(html).toContain('Counted in all 230 matching rows (marked columns from the rollup).')
+    expect(html).toContain(`data-testid="facet-value" data-count="${ERRORS}"`)
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%3D+503"`)
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%21%3D+503"`)
+  })
+
+  it('renders the group-by page with each group linking to its rows, and the SQL', async () => {
+    const html = await page(`/query/group?${custom}&by=status`)
+    expect(html).toMatch(/data-testid="group-count">2</)
+    expect(html).toContain('from <span data-testid="group-source">the rollup</span>')
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%3D+503"`)
+    expect(html).toContain('FROM (SELECT * FROM &quot;request_log_rollup&quot;')
+    const byRoute = await page(`/query/group?${custom}&by=route`)
+    expect(byRoute).toMatch(/data-testid="group-count">5</)
+    expect(byRoute).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22route%22+%3D+%27%2Fapi%2Fr0%27"`)
+    const two = await page(`/query/group?${custom}&by=route,status&gsort=-p95`)
+    expect(two).toContain('from <span data-testid="group-source">the rows</span>')
+    expect(two).toContain('aria-sort="descending"')
   })
 })

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // The query application's data side in the built server: migrations at start-up (PGlite in a
 // directory), the database health check, Logpush ingest over HTTP, and the request log flushed on

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // The embedded defaults show data in every dataset: the first start of a fresh PGlite directory
 // seeds marked demonstration rows into the gateway datasets (the request log fills by itself), the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestKey, signToken, startJwksServer, type JwksServer, type TestKey } from '../helpers/access-keys'
-import { startApp, type RunningApp } from '../helpers/app'
+import { createTestKey, signToken, startJwksServer, type JwksServer, type TestKey } from '../../test-support/access-keys'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // Saved views and history belong to one identity: with two people signed in through the access
 // proxy (real tokens, verified by the built server), neither can see, rename or delete the

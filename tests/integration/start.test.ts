@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
+import { startApp, type RunningApp } from '../../test-support/app'
 
 // What `npm start` gives on a fresh clone: a loopback listener unless HOST says otherwise, the
 // embedded database, and public/ (favicon, robots.txt).

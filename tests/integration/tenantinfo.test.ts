@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../helpers/app'
-import { queriedNames, startFakeDoh, type Zone } from '../helpers/fake-doh'
-import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream'
-import { loadContract } from '../helpers/openapi'
+import { startApp, type RunningApp } from '../../test-support/app'
+import { queriedNames, startFakeDoh, type Zone } from '../../test-support/fake-doh'
+import { fixture, fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { loadContract } from '../../test-support/openapi'
 
 // GET /api/directory/tenantinfo through the built app, with Microsoft's login endpoints, Graph and
 // a DoH resolver faked on loopback. The login and Graph fakes replay recorded payloads

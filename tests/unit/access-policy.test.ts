@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { accessMode, admitRequest, checkAccess, crossOriginProblem, loopbackPeer } from '@/lib/access/policy'
 import { internalQueryPath, isQueryAppHost, queryBasePath } from '@/lib/access/query-host'
 import { loadConfig } from '@/lib/config'
-import { CONNECTION_IP_HEADER } from '@/lib/http/client-ip'
+import { CONNECTION_IP_HEADER } from '@/lib/http/headers'
 
 // The policy's decisions that need no key server: which mode a configuration selects, who counts
 // as a local operator, and the same-origin rule. Token verification: access-verify.test.ts.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { fixture } from '../helpers/fake-upstream'
+import { fixture } from '../../test-support/fake-upstream'
 import { AUTHOR_OPTIONAL_FIELDS, BlogAuthor, BlogPageQuery, BlogPostParams, BlogTagParams, GhostAuthorsPayload, GhostPostsPayload, GhostSettingsPayload } from '@/lib/blog/schemas'
-import { ghostApiBase, reshapeAuthor, reshapePost, reshapePostSummary, reshapeSettings } from '@/lib/blog/upstream'
+import { reshapeAuthor, reshapePost, reshapePostSummary, reshapeSettings } from '@/lib/blog/upstream'
+import { ghostApiBase } from '@/lib/upstream/ghost'
 import { listingUrl, toPostList } from '@/lib/blog/service'
 import { parseUpstreamJson, UpstreamMalformed } from '@/lib/upstream/http'
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { DeviceOsVersion, GdmfFeed, SofaFeed } from '@/lib/deviceos/schemas'
 import { getDeviceOsVersion, type DeviceOsDeps } from '@/lib/deviceos/service'
 import { gdmfReleases, macCatalog, sofaReleases } from '@/lib/deviceos/versions'
-import { fixtureJson } from '../helpers/fake-upstream'
+import { fixtureJson } from '../../test-support/fake-upstream'
 
 const gdmf = gdmfReleases(GdmfFeed.parse(fixtureJson('apple-gdmf/pmv-2026-08-22.json')))
 const sofa = (name: string) => SofaFeed.parse(fixtureJson(`sofa/v2-${name}_data_feed-2026-08-22.json`))

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { fixture, sendJson, startFakeUpstream } from '../helpers/fake-upstream'
+import { fixture, sendJson, startFakeUpstream } from '../../test-support/fake-upstream'
 
 // The feed adapters against a loopback server replaying the recorded feeds: parsing, caching and
 // the last-good copy. Config is read at import, so the server starts first.

@@ -11,7 +11,7 @@ import {
   toIsoDateTime,
   type Release,
 } from '@/lib/deviceos/versions'
-import { fixtureJson } from '../helpers/fake-upstream'
+import { fixtureJson } from '../../test-support/fake-upstream'
 
 const gdmf = gdmfReleases(GdmfFeed.parse(fixtureJson('apple-gdmf/pmv-2026-08-22.json')))
 const gdmf2024 = gdmfReleases(GdmfFeed.parse(fixtureJson('apple-gdmf/pmv-2024-09-03-with-xrOS-key.json')))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeDoh } from '../helpers/fake-doh'
+import { startFakeDoh } from '../../test-support/fake-doh'
 
 // The resolver reads DOH_URL from config at import time, so the fake server starts first.
 const doh = await startFakeDoh({

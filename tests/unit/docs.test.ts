@@ -1,14 +1,89 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { configKeys } from '@/lib/config'
 
 // A variable the code reads but the docs do not mention is a variable nobody can set.
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
+const exists = (file: string) => existsSync(new URL(`../../${file}`, import.meta.url))
 
 describe('configuration documentation', () => {
-  it.each(configKeys)('%s is in .env.example and the README', (key) => {
+  it.each(configKeys)('%s is in .env.example and docs/configuration.md', (key) => {
     expect(read('.env.example')).toMatch(new RegExp(`^# ${key}=`, 'm'))
-    expect(read('README.md')).toContain(`\`${key}\``)
+    expect(read('docs/configuration.md')).toContain(`\`${key}\``)
+  })
+
+  it('documents no variable the configuration does not read (server.mjs reads PORT, HOST, LOCAL_OPERATOR_KEY)', () => {
+    const serverOnly = ['PORT', 'HOST', 'LOCAL_OPERATOR_KEY']
+    const documented = [...read('docs/configuration.md').matchAll(/^\| ((?:`[A-Z][A-Z0-9_]*`(?:, )?)+) \|/gm)].flatMap((m) => m[1].match(/[A-Z][A-Z0-9_]*/g) ?? [])
+    expect(documented.length).toBeGreaterThan(50)
+    expect(documented.filter((name) => !(configKeys as string[]).includes(name))).toEqual([])
+    for (const name of serverOnly) expect(read('docs/configuration.md')).toContain(`\`${name}\``)
+  })
+})
+
+// The README is the front door and points into docs/; a link that leads nowhere is a dead end.
+const docFiles = ['README.md', ...readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+
+function anchorsOf(file: string): Set<string> {
+  const anchors = new Set<string>()
+  let fenced = false
+  for (const line of read(file).split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced
+    const m = !fenced && /^#{1,6} (.+)$/.exec(line)
+    if (m) anchors.add(slug(m[1]))
+  }
+  return anchors
+}
+
+/** Markdown links `[text](target)` outside code, with their targets resolved against the file. */
+function relativeLinks(file: string): Array<{ target: string; path: string; anchor?: string }> {
+  const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : ''
+  const text = read(file).replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '')
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+    .map((target) => {
+      const [pathPart, anchor] = target.split('#')
+      const path = pathPart ? new URL(pathPart, `file:///${dir}`).pathname.slice(1) : file
+      return { target, path, anchor }
+    })
+}
+
+describe('documentation links', () => {
+  it('has the front door and the reference documents', () => {
+    for (const file of ['rest', 'mcp', 'query', 'jobs', 'configuration', 'deployment', 'failure-behaviour', 'testing', 'benchmarks', 'scaling'])
+      expect(docFiles).toContain(`docs/${file}.md`)
+  })
+
+  it.each(docFiles)('every relative link in %s resolves to an existing file and heading', (file) => {
+    const links = relativeLinks(file)
+    const broken = links.filter(({ path }) => !exists(path)).map(({ target }) => target)
+    expect(broken).toEqual([])
+    const badAnchors = links.filter(({ path, anchor }) => anchor && path.endsWith('.md') && !anchorsOf(path).has(anchor)).map(({ target }) => target)
+    expect(badAnchors).toEqual([])
+  })
+
+  it.each(docFiles)('every repository path %s cites exists', (file) => {
+    // Files and folders (`lib/jobs/`, `lib/config.ts`) under the top-level folders, and the root files;
+    // placeholders (`lib/<group>/`), method names (`server/discover`) and generated outputs skipped.
+    const roots = /^(lib|app|components|scripts|tests|bench|drizzle|server|docs|public)\/|^(server\.mjs|proxy\.ts|instrumentation\.ts|vercel\.json|redocly\.yaml|\.env\.example|package\.json)$/
+    const generated = new Set(['bench/results/latest.json'])
+    const cited = [...read(file).matchAll(/`([^`\s]+)`/g)].map((m) => m[1]).filter((p) => roots.test(p) && /(\/|\.[a-z]+)$/.test(p) && !/[<>{}*…]/.test(p) && !generated.has(p))
+    expect(cited.length).toBeGreaterThan(0)
+    expect(cited.filter((p) => !exists(p))).toEqual([])
+  })
+
+  it('the README links every document in docs/', () => {
+    const linked = new Set(relativeLinks('README.md').map(({ path }) => path))
+    expect(docFiles.filter((f) => f !== 'README.md' && !linked.has(f))).toEqual([])
   })
 })
 

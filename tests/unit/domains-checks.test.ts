@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadZones } from '../helpers/dns-zones'
-import { startFakeDoh } from '../helpers/fake-doh'
-import { fixture } from '../helpers/fake-upstream'
+import { loadZones } from '../../test-support/dns-zones'
+import { startFakeDoh } from '../../test-support/fake-doh'
+import { fixture } from '../../test-support/fake-upstream'
 
 // The checks against a loopback DoH server answering from the zone fixtures, through the real
 // resolver (which reads DOH_URL at import, so the server starts first).

@@ -5,7 +5,7 @@ import { mxMatches, parseMtaStsPolicy, uncoveredHosts } from '@/lib/domains/chec
 import { isSpfRecord, parseSpf } from '@/lib/domains/checks/spf'
 import { CHECK_NAMES, type CheckName, type CheckStatus } from '@/lib/domains/schemas'
 import { CHECK_WEIGHTS, gradeOf, scoreChecks } from '@/lib/domains/score'
-import { fixture } from '../helpers/fake-upstream'
+import { fixture } from '../../test-support/fake-upstream'
 
 describe('SPF parser', () => {
   it('recognises only records that start exactly with v=spf1', () => {

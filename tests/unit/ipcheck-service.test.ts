@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { IpApiAnswer, IpCheckResult, type IpApiSuccess } from '@/lib/ipcheck/schemas'
 import { checkIp, checkIps, mapLinks, type IpCheckDeps } from '@/lib/ipcheck/service'
 import { ipApiEndpoint, reshapeIpApi } from '@/lib/ipcheck/upstream'
-import { fixtureJson } from '../helpers/fake-upstream'
+import { fixtureJson } from '../../test-support/fake-upstream'
 
 const sample = IpApiAnswer.parse(fixtureJson('ip-api/json-all-fields-24.48.0.1.json')) as IpApiSuccess
 

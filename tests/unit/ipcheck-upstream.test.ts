@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { fixture, fixtureJson, sendJson, startFakeUpstream } from '../helpers/fake-upstream'
+import { fixture, fixtureJson, sendJson, startFakeUpstream } from '../../test-support/fake-upstream'
 
 // The ip-api adapter against a loopback server: refusals, 429 handling and the request budget.
 

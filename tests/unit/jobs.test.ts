@@ -9,7 +9,7 @@ import type { JobDefinition } from '@/lib/jobs/registry'
 import { ALREADY_RUNNING, runJob } from '@/lib/jobs/run'
 import { nextRun, parseCron } from '@/lib/jobs/schedule'
 import { runDashboard, runQuery } from '@/lib/query/service'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // The job machinery on each driver: the lock (two concurrent starts, one "already running"),
 // job_runs rows, domain_checks change detection, and both tables as query datasets.
@@ -99,6 +99,32 @@ describe(`runJob (${driverName})`, { timeout: 60_000 }, () => {
     const totals = Object.fromEntries(panel.series.map((s) => [s.key, s.values.reduce((a, b) => a + b, 0)]))
     expect(totals).toEqual({ succeeded: 1, failed: 1, skipped: 1, dry_run: 1 })
     expect(rows.panels.find((p) => p.id === 'runs_by_outcome')).toMatchObject({ source: 'rows', series: panel.series })
+  })
+
+  it('records the run as running when it starts and completes that row when it ends', async () => {
+    const { job, release, started } = gatedJob('domain-posture')
+    const run = runJob('domain-posture', { trigger: 'cron' }, { ...deps(), jobs: { 'domain-posture': job } })
+    await started
+    const running = await q(sql`SELECT started_at, ended_at, duration_ms, outcome FROM job_runs WHERE job = 'domain-posture'`)
+    expect(running).toEqual([expect.objectContaining({ outcome: 'running', ended_at: null, duration_ms: null })])
+    const { jobStatuses } = await import('@/lib/jobs/status')
+    expect((await jobStatuses(database.db))['domain-posture'].lastRun?.outcome).toBe('running')
+    release()
+    expect(await run).toMatchObject({ outcome: 'succeeded', recorded: true })
+    const done = await q(sql`SELECT started_at, outcome, ended_at IS NOT NULL AS ended FROM job_runs WHERE job = 'domain-posture'`)
+    expect(done).toEqual([{ started_at: running[0].started_at, outcome: 'succeeded', ended: true }])
+  })
+
+  it('a run whose process died shows as abandoned in health, and the next run marks its row abandoned', async () => {
+    const { jobStatuses } = await import('@/lib/jobs/status')
+    // What a process killed mid-run leaves: a running row, and no lock held.
+    await database.db.execute(sql`INSERT INTO job_runs (started_at, job, trigger, outcome) VALUES (now(), 'message-center-dedupe', 'cli', 'running')`)
+    expect((await jobStatuses(database.db))['message-center-dedupe'].lastRun?.outcome).toBe('abandoned')
+    const ok: JobDefinition = { name: 'message-center-dedupe', description: 'test', run: async () => ({ summary: 'nothing to do', counts: {} }) }
+    expect(await runJob('message-center-dedupe', { trigger: 'cron' }, { ...deps(), jobs: { 'message-center-dedupe': ok } })).toMatchObject({ outcome: 'succeeded' })
+    const rows = await q(sql`SELECT outcome, summary FROM job_runs WHERE job = 'message-center-dedupe' ORDER BY started_at`)
+    expect(rows.map((r) => r.outcome)).toEqual(['failed', 'abandoned', 'succeeded'])
+    expect(rows[1].summary).toMatch(/^Abandoned: the process running it ended/)
   })
 })
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { fixture, startFakeUpstream } from '../helpers/fake-upstream'
+import { fixture, startFakeUpstream } from '../../test-support/fake-upstream'
 
 // The policy fetch against a loopback policy host: RFC 8461 §3.3 rules and faults.
 const POLICY = fixture('mta-sts/mta-sts.adisa.org.uk-enforce-max_age-before-mx-CRLF.txt')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fixtureJson } from '../helpers/fake-upstream'
+import { fixtureJson } from '../../test-support/fake-upstream'
 import { buildMessagePost, escapeHtml, parseSuffixedSlug, sanitizeMessageHtml, slugForMessage } from '@/lib/office/message-post'
 import { DeduplicateQuery, GraphMessage, GraphMessagesPage, PublishQuery } from '@/lib/office/schemas'
 import { findDuplicates } from '@/lib/office/service'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fixtureJson } from '../helpers/fake-upstream'
+import { fixtureJson } from '../../test-support/fake-upstream'
 import { GraphMessage, GraphMessagesPage, type GhostAdminPost } from '@/lib/office/schemas'
 import { deduplicate, publish, type OfficeServices } from '@/lib/office/service'
 import type { NewPost } from '@/lib/office/upstream'

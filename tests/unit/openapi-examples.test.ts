@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { describe, expect, it } from 'vitest'
-import { ERROR_STATUS } from '@/lib/http/errors'
+import { ERROR_STATUS } from '@/lib/errors'
 import { errorCodesOf } from '@/lib/http/operation'
 import { buildOpenApiDocument } from '@/lib/openapi/document'
 import { operations } from '@/lib/operations'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { getBlobUsage, getBlobUsageForDid, getPostingHeatmap, getRepos, verifyHandle } from '@/lib/pds/service'
 import { tidFromTimeMs } from '@/lib/pds/tid'
 import { xrpcErrorOf, type PdsClient } from '@/lib/pds/upstream'

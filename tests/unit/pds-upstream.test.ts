@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { BetterStackSla, XrpcDescribeServer } from '@/lib/pds/schemas'
 import {
   betterStackErrorMessage,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { bookingsUrl } from '@/lib/bookings/service'
 import { BookingsParams } from '@/lib/bookings/schemas'
 import { getPolicy, listPolicies } from '@/lib/policies/service'

@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { gatewayDns } from '@/drizzle/schema'
+import { gatewayDns } from '@/lib/datasets/dns/tables'
 import type { Database } from '@/lib/db/client'
-import { bulkInsertWithRollup, bulkPathOf } from '@/lib/query/bulk-insert'
-import { DATASETS } from '@/lib/query/datasets'
-import { ingestBatch, parseBatch } from '@/lib/query/ingest'
-import { maintainPartitions } from '@/lib/query/partitions'
-import { writeRequestLog } from '@/lib/query/request-log-store'
-import { insertWithRollup } from '@/lib/query/rollups'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { bulkInsertWithRollup, bulkPathOf } from '@/lib/datasets/storage/bulk-insert'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { ingestBatch, parseBatch } from '@/lib/ingest/logpush'
+import { maintainPartitions } from '@/lib/datasets/storage/partitions'
+import { writeRequestLog } from '@/lib/request-log/store'
+import { insertWithRollup } from '@/lib/datasets/storage/rollups'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // The staging path (rows COPY'd into a temporary table, then one INSERT … SELECT with the rollup)
 // must store and count exactly what the row-by-row JSON statement does: the same rows, the same

@@ -1,20 +1,20 @@
 import { gzipSync } from 'node:zlib'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { gatewayDns } from '@/drizzle/schema'
+import { gatewayDns } from '@/lib/datasets/dns/tables'
 import { setDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
-import { ingestBatch } from '@/lib/query/ingest'
-import { writeRequestLog } from '@/lib/query/request-log-store'
-import { rebuildRollup } from '@/lib/query/rollups'
-import { createRequestLogWriter } from '@/lib/query/request-log-writer'
+import { AppError } from '@/lib/errors'
+import { ingestBatch } from '@/lib/ingest/logpush'
+import { writeRequestLog } from '@/lib/request-log/store'
+import { rebuildRollup } from '@/lib/datasets/storage/rollups'
+import { createRequestLogWriter } from '@/lib/request-log/writer'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
-import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
-import { requestLogEntry } from '@/tests/helpers/request-log-entry'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { INJECTION_CORPUS } from '@/test-support/injection-corpus'
+import { requestLogEntry } from '@/test-support/request-log-entry'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // The query application's data functions against a real database: PGlite in memory by default,
-// or Postgres through node-postgres or the Neon driver (tests/helpers/query-database.ts).
+// or Postgres through node-postgres or the Neon driver (test-support/query-database.ts).
 // scripts/test.mjs runs all three. The Postgres database is emptied first.
 
 let testDatabase: TestDatabase
@@ -266,9 +266,9 @@ describe(`runDashboard (${driverName})`, () => {
     expect(d.panels.find((p) => p.id === 'latency')).toMatchObject({ count: DAY_ROWS, p50Ms: Math.round(pct(0.5) * 100) / 100, p95Ms: Math.round(pct(0.95) * 100) / 100, errorRate: 25 / DAY_ROWS })
   })
 
-  it('reads raw rows for a range that is not whole minutes', async () => {
+  it('reads the rollup for a range that is not whole minutes, the rows only at its edges', async () => {
     const d = await runDashboard({ dataset: 'requests', dateFrom: `${DAY}T00:00:30Z`, dateTo: `${DAY}T02:00:00Z` })
-    expect(d.panels.every((p) => p.source === 'rows')).toBe(true)
+    expect(d.panels.every((p) => p.source === 'rollup')).toBe(true)
     expect(d.panels.find((p) => p.id === 'latency')).toMatchObject({ count: 119 })
   })
 
@@ -325,7 +325,7 @@ describe(`database defences (${driverName})`, () => {
   })
 
   // PGlite runs Postgres single-threaded in WASM without timer interrupts, so statement_timeout
-  // cannot fire there (README: "Query application: data"); the timeout is a Postgres guarantee.
+  // cannot fire there (docs/query.md, "Data: partitions, retention, rollups"); the timeout is a Postgres guarantee.
   if (driverName !== 'pglite') {
     it('turns a statement timeout into a clear error', async () => {
       const e = await appError(readOnly({ timeoutMs: 50 }, (session) => session.execute(sql`SELECT pg_sleep(2)`)))

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DATASETS, type ColumnDef } from '@/lib/query/datasets'
-import { addClause, canFilterBy, valueClause } from '@/lib/query/drilldown'
+import { DATASETS, type ColumnDef } from '@/lib/datasets/catalog'
+import { addClause, canFilterBy, valueClause } from '@/lib/view/drilldown'
 import { checkFilterSync, loadFilterParser } from '@/lib/query/filter'
 
 // Click to filter: the clauses a cell or dashboard entry adds, checked by the filter's own

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { openExport } from '@/lib/query/export'
 
 // The export reads by keyset in batches, each its own short read-only statement, and writes rows
@@ -11,6 +11,7 @@ import { openExport } from '@/lib/query/export'
 let database: Database
 const ROWS = 50
 const DAY = '2026-01-10'
+const SORT_DAY = '2026-01-12'
 
 /** The database with a count of the read-only sessions (one per batch) opened on it. */
 function counting(db: Database) {
@@ -34,6 +35,15 @@ beforeAll(async () => {
       SELECT '${DAY}T10:00:00Z'::timestamptz + (g % 3) * interval '1 microsecond', 'ex-' || g, 'GET', '/r', 200 + g, 1, CASE WHEN g = 1 THEN '@SUM(A1)' ELSE 'Zoë/1.0' END
       FROM generate_series(1, ${ROWS}) g
       UNION ALL SELECT '2026-01-11T00:00:00Z', 'ex-next-day', 'GET', '/r', 200, 1, NULL`),
+  )
+  // A day for the sorted export: statuses and routes that tie, durations with fractions, addresses
+  // and tools that are often null, times that tie to the microsecond.
+  await database.db.execute(
+    sql.raw(`INSERT INTO request_log (time, request_id, method, client_ip, route, status, duration_ms, mcp_tool)
+      SELECT '${SORT_DAY}T10:00:00Z'::timestamptz + (g % 5) * interval '1 microsecond', 'so-' || g, 'GET',
+        CASE WHEN g % 4 = 0 THEN NULL ELSE ('10.0.' || (g % 3) || '.0')::inet END, '/r' || (g % 3), 200 + (g % 4) * 100, (g % 7) * 0.1 + 0.05,
+        CASE WHEN g % 3 = 0 THEN NULL ELSE 'tool-' || (g % 2) END
+      FROM generate_series(1, ${ROWS}) g`),
   )
 }, 60_000)
 
@@ -74,6 +84,26 @@ describe('openExport', () => {
   it('writes only the header when nothing matches', async () => {
     const opened = await openExport({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, format: 'csv', columns: ['status'], filter: 'status = 1' }, { database })
     expect(await collect(opened.chunks)).toBe('\uFEFFstatus\n')
+  })
+
+  it.each([
+    ['status', 'asc'],
+    ['status', 'desc'],
+    ['duration_ms', 'asc'],
+    ['route', 'desc'],
+    ['client_ip', 'asc'],
+    ['client_ip', 'desc'],
+    ['mcp_tool', 'desc'],
+    ['mcp_tool', 'asc'],
+    ['time', 'asc'],
+  ] as const)('follows the page’s sort by %s %s across batches, nulls and ties included, every row once', async (column, order) => {
+    const opened = await openExport({ dataset: 'requests', dateFrom: SORT_DAY, dateTo: SORT_DAY, format: 'ndjson', columns: ['request_id'] }, { database, batchSize: 3, sort: { sort: column, order } })
+    const got = (await collect(opened.chunks)).trim().split('\n').map((l) => JSON.parse(l).request_id)
+    const dir = order.toUpperCase()
+    const keys = column === 'time' ? `time ${dir}, id ${dir}` : `${column} ${dir}, time ${dir}, id ${dir}`
+    const expected = (await database.db.execute(sql.raw(`SELECT request_id FROM request_log WHERE time >= '${SORT_DAY}' AND time < '${SORT_DAY}'::date + 1 ORDER BY ${keys}`))) as unknown as { rows: { request_id: string }[] }
+    expect(got).toHaveLength(ROWS)
+    expect(got).toEqual(expected.rows.map((r) => r.request_id))
   })
 
   it.each([

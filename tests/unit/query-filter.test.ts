@@ -1,10 +1,10 @@
 import { getTableColumns } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
-import * as schema from '@/drizzle/schema'
-import { AppError } from '@/lib/http/errors'
-import { DATASET_IDS, DATASETS, type ColumnType } from '@/lib/query/datasets'
+import { DATASET_STORAGE } from '@/lib/datasets/registry'
+import { AppError } from '@/lib/errors'
+import { DATASET_IDS, DATASETS, type ColumnType } from '@/lib/datasets/catalog'
 import { checkFilter } from '@/lib/query/filter'
-import { INJECTION_CORPUS } from '@/tests/helpers/injection-corpus'
+import { INJECTION_CORPUS } from '@/test-support/injection-corpus'
 
 const requests = DATASETS.requests
 
@@ -113,7 +113,7 @@ describe('filter: injection corpus', () => {
 })
 
 describe('datasets', () => {
-  const tables = Object.values(schema)
+  const tables = Object.values(DATASET_STORAGE).flatMap((storage) => [storage.rows, storage.rollup])
   const pgTypes: Record<ColumnType, string[]> = {
     timestamp: ['PgTimestamp'],
     text: ['PgText'],

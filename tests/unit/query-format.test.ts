@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/query/format'
-import { formatTime, isTimeZone, parseTypedTime, wallToInstant, zoneSuffix } from '@/lib/query/time'
+import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/view/format'
+import { formatTime, isTimeZone, parseTypedTime, wallToInstant, zoneSuffix } from '@/lib/view/time'
 
 // How the query pages show numbers and times.
 

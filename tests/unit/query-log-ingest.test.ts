@@ -3,10 +3,10 @@ import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import { describe, expect, it } from 'vitest'
 import type { Db } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
-import { checkIngestSecret, decodeBatch, ingestDataset } from '@/lib/query/ingest'
-import { createRequestLogWriter, truncateIp } from '@/lib/query/request-log-writer'
-import { requestLogEntry } from '@/tests/helpers/request-log-entry'
+import { AppError } from '@/lib/errors'
+import { checkIngestSecret, decodeBatch, ingestDataset } from '@/lib/ingest/logpush'
+import { createRequestLogWriter, truncateIp } from '@/lib/request-log/writer'
+import { requestLogEntry } from '@/test-support/request-log-entry'
 
 describe('truncateIp', () => {
   it.each([
@@ -41,7 +41,7 @@ describe('request log writer', () => {
       state.batches.push(rows.map((r) => ({ requestId: r.request_id, clientIp: r.client_ip })))
       return { rows: [{ inserted: rows.length }] }
     }
-    // No connection of its own to COPY through: the rows take the JSON path (lib/query/bulk-insert.ts).
+    // No connection of its own to COPY through: the rows take the JSON path (lib/datasets/storage/bulk-insert.ts).
     const tx = { execute }
     return { state, db: { execute, transaction: (fn: (t: typeof tx) => Promise<unknown>) => fn(tx) } as unknown as Db }
   }
@@ -145,7 +145,7 @@ describe('ingest request checks', () => {
 
 describe('ingest request body', () => {
   it('refuses a streamed body over the cap without a content-length', async () => {
-    const { ingestRequest, MAX_COMPRESSED_BYTES } = await import('@/lib/query/ingest')
+    const { ingestRequest, MAX_COMPRESSED_BYTES } = await import('@/lib/ingest/logpush')
     const chunk = new Uint8Array(1024 * 1024)
     let sent = 0
     // An endless body: the test completes only if reading stops at the cap.

@@ -4,9 +4,9 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS_FOLDER, type Database } from '@/lib/db/client'
-import { DATASET_IDS, DATASETS } from '@/lib/query/datasets'
+import { DATASET_IDS, DATASETS } from '@/lib/datasets/catalog'
 import { readOnly, runDashboard } from '@/lib/query/service'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // Migration 0002 takes a database with the unpartitioned tables of 0000/0001 and existing rows to
 // day partitions and rollups without losing a row: the old schema is filled, migrated, and every

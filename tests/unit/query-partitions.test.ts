@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
-import { ingestBatch } from '@/lib/query/ingest'
-import { dropExpiredPartitions, maintainPartitions, PARTITION_DAYS_AHEAD, runPartitionMaintenance } from '@/lib/query/partitions'
-import { writeRequestLog } from '@/lib/query/request-log-store'
+import { AppError } from '@/lib/errors'
+import { ingestBatch } from '@/lib/ingest/logpush'
+import { dropExpiredPartitions, maintainPartitions, PARTITION_DAYS_AHEAD, runPartitionMaintenance } from '@/lib/datasets/storage/partitions'
+import { writeRequestLog } from '@/lib/request-log/store'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // Day partitions: created ahead, the default partition drained, retention by dropping whole days
-// (lib/query/partitions.ts), on each driver. "Now" is passed in, so the days are fixed.
+// (lib/datasets/storage/partitions.ts), on each driver. "Now" is passed in, so the days are fixed.
 
 let testDatabase: TestDatabase
 let database: Database

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { HISTORY_SIZE, listHistory, listSaved, ownerOf, recordRun, saveView } from '@/lib/query/saved'
 import { readOnly } from '@/lib/query/service'
 

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '@/lib/db/client'
-import { DATASET_IDS, DATASETS } from '@/lib/query/datasets'
-import { writeRequestLog } from '@/lib/query/request-log-store'
-import { rebuildRollup } from '@/lib/query/rollups'
-import { seed } from '@/lib/query/seed'
-import { driverName, openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { DATASET_IDS, DATASETS } from '@/lib/datasets/catalog'
+import { writeRequestLog } from '@/lib/request-log/store'
+import { rebuildRollup } from '@/lib/datasets/storage/rollups'
+import { seed } from '@/lib/datasets/storage/seed'
+import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // Demo seeding builds each day as a plain table and attaches it as the day's partition (indexes
 // built then, rollup computed in SQL). It must leave what row-by-row inserts would: the asked

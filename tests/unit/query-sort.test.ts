@@ -4,12 +4,12 @@ import { sql } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/http/errors'
-import { DATASET_IDS, DATASETS } from '@/lib/query/datasets'
-import { writeRequestLog } from '@/lib/query/request-log-store'
+import { AppError } from '@/lib/errors'
+import { DATASET_IDS, DATASETS } from '@/lib/datasets/catalog'
+import { writeRequestLog } from '@/lib/request-log/store'
 import { runQuery, sortOrder } from '@/lib/query/service'
-import { parseViewState, snapToBuckets, sortParam, sortRequest, viewHref, viewQuery } from '@/lib/query/view-state'
-import { openTestDatabase, type TestDatabase } from '@/tests/helpers/query-database'
+import { parseViewState, snapToBuckets, sortParam, sortRequest, viewHref, viewQuery } from '@/lib/view/view-state'
+import { openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // Sorting the rows: the allow-list of indexed columns (checked against the migrations), the ORDER
 // BY it generates, the URL state, and paging through sorted rows against a real database (PGlite

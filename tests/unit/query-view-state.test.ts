@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref, viewQuery } from '@/lib/query/view-state'
+import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref, viewQuery } from '@/lib/view/view-state'
 
 // The query pages' URL state: parsing (with a sentence for each parameter that falls back to its
 // default), range presets and the links built from it.

@@ -13,9 +13,9 @@ import {
   isProviderDomain,
   prefixFromDkimTarget,
 } from '@/lib/directory/tenant-info'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { UpstreamMalformed, UpstreamStatus } from '@/lib/upstream/http'
-import { fixture } from '../helpers/fake-upstream'
+import { fixture } from '../../test-support/fake-upstream'
 
 // Recorded payloads (tests/fixtures/microsoft-*/SOURCES.md) through each adapter's parser.
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { GraphTenant } from '@/lib/directory/microsoft-graph'
 import type { OpenIdTenant } from '@/lib/directory/microsoft-identity'
-import { startFakeDoh, type Zone } from '../helpers/fake-doh'
-import { fixture, fixtureJson } from '../helpers/fake-upstream'
+import { startFakeDoh, type Zone } from '../../test-support/fake-doh'
+import { fixture, fixtureJson } from '../../test-support/fake-upstream'
 
 // Field mapping of lookupTenantInfo: the Microsoft adapters are replaced by the recorded payloads
 // (parsed by the real parsers), DNS is the real resolver against zone fixtures on a loopback DoH.
@@ -20,7 +20,7 @@ const { resolve } = await import('@/lib/dns/resolver')
 const { parseCredentialType, parseOpenIdConfiguration, parseUserRealm } = await import('@/lib/directory/microsoft-identity')
 const { parseTenantInformation } = await import('@/lib/directory/microsoft-graph')
 const { TenantInfoQuery } = await import('@/lib/directory/schemas')
-const { AppError } = await import('@/lib/http/errors')
+const { AppError } = await import('@/lib/errors')
 afterAll(() => doh.close())
 
 const CONTOSO = '6babcaad-604b-40ac-a9d7-9fd97c0b779f'

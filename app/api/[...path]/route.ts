@@ -1,5 +1,6 @@
-import { AppError } from '@/lib/http/errors'
-import { CLIENT_IP_HEADER, errorResponse, REQUEST_ID_HEADER } from '@/lib/http/route'
+import { AppError } from '@/lib/errors'
+import { errorResponse } from '@/lib/http/envelope'
+import { CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { recordAnswer } from '@/lib/http/request-log'
 
 export const dynamic = 'force-dynamic'

@@ -1,14 +1,18 @@
+import { after } from 'next/server'
 import type { Metadata } from 'next'
+import { CompareControls } from '@/components/query/compare-controls'
+import { dashboardExtras } from '@/components/query/dashboard-extras'
 import { DashboardPanel } from '@/components/query/dashboard-panel'
 import styles from '@/components/query/query.module.css'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ErrorState } from '@/components/query/states'
 import type { Identity } from '@/lib/access/policy'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { ownerOf, recordRun } from '@/lib/query/saved'
+import { runDashboardCharts } from '@/lib/query/compare'
 import { runDashboard, type DashboardResult } from '@/lib/query/service'
-import { formatTime } from '@/lib/query/time'
-import { rangeRequest, viewQuery, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { formatTime } from '@/lib/view/time'
+import { rangeRequest, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
 import { loadPageContext, pageTitle } from '../page-context'
 
 export const dynamic = 'force-dynamic'
@@ -30,25 +34,31 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
 async function Panels({ path, state, identity }: { path: string; state: ViewState; identity: Identity }) {
   const run = { page: 'dashboard' as const, view: viewQuery(state) }
   let result: DashboardResult
+  let charts: Awaited<ReturnType<typeof runDashboardCharts>>
   try {
-    result = await runDashboard(rangeRequest(state))
+    // (With compare= and split= in the URL, the time charts are also compared and split.)
+    ;[result, charts] = await Promise.all([runDashboard(rangeRequest(state)), runDashboardCharts(rangeRequest(state), state)])
   } catch (error) {
     if (!(error instanceof AppError)) throw error
-    await recordRun(ownerOf(identity), { ...run, error: error.message })
+    const failed = { ...run, error: error.message }
+    after(() => recordRun(ownerOf(identity), failed))
     return <ErrorState title="The dashboard was not run" message={error.message} />
   }
   const rows = result.panels.find((p) => p.id === 'count_over_time')
   const rowCount = rows?.kind === 'timeseries' ? rows.series[0].values.reduce((a, b) => a + b, 0) : undefined
-  await recordRun(ownerOf(identity), { ...run, rowCount, elapsedMs: result.elapsedMs })
+  // The history row is written after the page is sent: rendering reads, it does not write.
+  const done = { ...run, rowCount, elapsedMs: result.elapsedMs }
+  after(() => recordRun(ownerOf(identity), done))
   return (
     <>
       <p className={styles.hint} data-testid="range">
         {formatTime(result.range.from, state.tz)} → {formatTime(result.range.to, state.tz)} · {result.panels.length} panels in {result.elapsedMs} ms
         {result.filter ? ` · filter: ${result.filter}` : ''} · click an entry to filter by it, Alt-click to exclude it
       </p>
+      <CompareControls action={path} state={state} />
       <div className={styles.panels}>
         {result.panels.map((panel) => (
-          <DashboardPanel key={panel.id} panel={panel} path={path} state={state} />
+          <DashboardPanel key={panel.id} panel={panel} path={path} state={state} range={result.range} extras={dashboardExtras(panel, charts)} />
         ))}
       </div>
     </>

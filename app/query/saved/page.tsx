@@ -3,13 +3,14 @@ import Link from 'next/link'
 import { QueryHeader } from '@/components/query/query-header'
 import styles from '@/components/query/query.module.css'
 import { Refused } from '@/components/query/refused'
+import { ConditionEditor } from '@/components/query/condition-editor-client'
 import { SavedActions } from '@/components/query/saved-actions-client'
 import { EmptyState } from '@/components/query/states'
-import { DATASETS } from '@/lib/query/datasets'
-import { formatCount } from '@/lib/query/format'
+import { DATASETS } from '@/lib/datasets/catalog'
+import { formatCount } from '@/lib/view/format'
 import { HISTORY_SIZE, listHistory, listSaved, ownerOf, type QueryPage } from '@/lib/query/saved'
-import { formatTime } from '@/lib/query/time'
-import { parseViewState, RANGE_PRESETS, type SearchParams, type ViewState } from '@/lib/query/view-state'
+import { formatTime } from '@/lib/view/time'
+import { parseViewState, RANGE_PRESETS, type SearchParams, type ViewState } from '@/lib/view/view-state'
 import { loadPageContext } from '../page-context'
 
 export const dynamic = 'force-dynamic'
@@ -38,6 +39,10 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
           Only you see and change your saved views. “Copy link” copies the view itself (dataset, range, filter, columns): whoever opens it runs the same query with
           their own access, and can save their own copy; your list stays yours.
         </p>
+        <p className={styles.hint}>
+          A view can carry an alert: its row count or error rate over the last minutes, above or below a threshold. The alerts job checks every alert every few
+          minutes and notifies the team’s webhook when one fires or resolves; each notification is kept in the <Link href={`${base || '/'}?dataset=alerts&range=7d`}>alerts dataset</Link>.
+        </p>
         {saved.length === 0 ? (
           <EmptyState>No saved views yet: use “Save view” on the rows or dashboard page.</EmptyState>
         ) : (
@@ -47,6 +52,7 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
                 <th scope="col">Name</th>
                 <th scope="col">View</th>
                 <th scope="col">Saved</th>
+                <th scope="col">Alert</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -58,6 +64,9 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
                   </td>
                   <td>{describeView(s.page, s.view, state.tz)}</td>
                   <td>{formatTime(s.updatedAt, state.tz)}</td>
+                  <td>
+                    <ConditionEditor api={`${base}/api/saved/${s.id}/condition`} name={s.name} condition={s.condition} errorRate={Boolean(DATASETS[viewDataset(s.view)].errorFilter)} />
+                  </td>
                   <td>
                     <SavedActions api={`${base}/api/saved/${s.id}`} name={s.name} shareHref={open(s.page, s.view)} />
                   </td>
@@ -97,6 +106,8 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
     </>
   )
 }
+
+const viewDataset = (view: string) => parseViewState(Object.fromEntries(new URLSearchParams(view))).state.dataset
 
 /** `Rows · Gateway DNS · Last 7 days · rcode = 3 · 3 columns`. */
 function describeView(page: QueryPage, view: string, tz: string): string {

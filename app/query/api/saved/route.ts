@@ -1,6 +1,5 @@
 import { withAccess } from '@/lib/access/server'
-import { readJson } from '@/lib/http/route'
-import { listSaved, ownerOf, saveView, type SaveViewInput } from '@/lib/query/saved'
+import { listSaved, ownerOf, saveView, SaveViewInput } from '@/lib/query/saved'
 
 export const dynamic = 'force-dynamic'
 
@@ -8,4 +7,4 @@ export const dynamic = 'force-dynamic'
 export const GET = withAccess('/query/api/saved', async ({ identity }) => ({ saved: await listSaved(ownerOf(identity)) }))
 
 // POST /query/api/saved - save a view {name, page, view} (the same name again replaces it)
-export const POST = withAccess('/query/api/saved', async ({ request, identity }) => Response.json(await saveView(ownerOf(identity), (await readJson(request)) as SaveViewInput), { status: 201 }))
+export const POST = withAccess('/query/api/saved', { body: SaveViewInput }, async ({ body, identity }) => Response.json(await saveView(ownerOf(identity), body), { status: 201 }))

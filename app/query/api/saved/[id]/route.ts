@@ -1,11 +1,10 @@
 import { withAccess } from '@/lib/access/server'
-import { readJson } from '@/lib/http/route'
-import { deleteSaved, ownerOf, renameSaved } from '@/lib/query/saved'
+import { deleteSaved, ownerOf, RenameInput, renameSaved } from '@/lib/query/saved'
 
 export const dynamic = 'force-dynamic'
 
 // PATCH /query/api/saved/{id} - rename one of your saved views {name}
-export const PATCH = withAccess('/query/api/saved/{id}', async ({ request, identity, params }) => renameSaved(ownerOf(identity), params.id, (await readJson(request)) as { name: string }))
+export const PATCH = withAccess('/query/api/saved/{id}', { body: RenameInput }, ({ body, identity, params }) => renameSaved(ownerOf(identity), params.id, body))
 
 // DELETE /query/api/saved/{id} - delete one of your saved views
 export const DELETE = withAccess('/query/api/saved/{id}', async ({ identity, params }) => {

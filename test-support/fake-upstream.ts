@@ -61,7 +61,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /** A recorded payload from tests/fixtures/ (see tests/fixtures/SOURCES.md for provenance). */
 export function fixture(path: string): string {
-  return readFileSync(fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url)), 'utf8')
+  return readFileSync(fileURLToPath(new URL(`../tests/fixtures/${path}`, import.meta.url)), 'utf8')
 }
 
 export const fixtureJson = <T = unknown>(path: string): T => JSON.parse(fixture(path)) as T

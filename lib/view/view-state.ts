@@ -1,5 +1,6 @@
-import { DATASETS, DATASET_IDS, type DatasetId } from '@/lib/query/datasets'
-import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/query/time'
+import { DATASETS, DATASET_IDS, type DatasetId } from '@/lib/datasets/catalog'
+import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/view/time'
+import { parseCompareParams, type CompareMode } from '@/lib/view/compare'
 
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
 // style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
@@ -46,6 +47,10 @@ export interface ViewState {
   sort: string
   /** Sort direction: true for descending (the default, newest first). */
   desc: boolean
+  /** The window charts are compared with (`compare=previous|day|week`); none when absent. */
+  compare?: CompareMode
+  /** Column the time charts are stacked by (`split=status_class`); none when absent. */
+  split?: string
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>
@@ -99,6 +104,7 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
   const shown = new Set(asked.filter((c) => known.has(c)))
   const columns = shown.size === known.size ? [] : DATASETS[dataset].columns.map((c) => c.name).filter((c) => shown.has(c))
 
+  const compare = parseCompareParams(dataset, one(sp.compare), one(sp.split))
   const sortParam = one(sp.sort)
   const sortColumn = sortParam.replace(/^-/, '')
   const sortable = DATASETS[dataset].sortColumns
@@ -110,8 +116,8 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
   } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
 
   return {
-    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns, sort, desc },
-    notices: [...notices, ...limit.notices, ...offset.notices],
+    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns, sort, desc, ...compare.state },
+    notices: [...notices, ...limit.notices, ...offset.notices, ...compare.notices],
   }
 
   function integerParam(text: string, fallback: number, min: number, max: number, sentence: (v: string, outOfRange: boolean) => string) {
@@ -188,6 +194,8 @@ export function viewQuery(s: ViewState): string {
   const sort = sortParam(s)
   if (sort) q.set('sort', sort)
   if (s.tz !== UTC) q.set('tz', s.tz)
+  if (s.compare) q.set('compare', s.compare)
+  if (s.split) q.set('split', s.split)
   return q.toString()
 }
 

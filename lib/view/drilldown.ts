@@ -1,4 +1,4 @@
-import type { ColumnDef } from '@/lib/query/datasets'
+import type { ColumnDef } from '@/lib/datasets/catalog'
 
 // Click to filter: a table cell, a row-detail field or a dashboard entry adds `column = value`
 // (or `!=`) to the filter, written in the filter dialect itself. Nothing here is trusted: the

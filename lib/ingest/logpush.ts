@@ -1,18 +1,20 @@
 import 'server-only'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
-import { getTableColumns } from 'drizzle-orm'
+import { getTableColumns, sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { gatewayDns, gatewayHttp, gatewayNetwork, gatewaySessions } from '@/drizzle/schema'
+import { DATASET_STORAGE } from '@/lib/datasets/registry'
 import { bodyTooLarge, readBody } from '@/lib/http/body'
 import { INGEST_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
-import { AppError } from '@/lib/http/errors'
+import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
-import { DATASETS, type ColumnDef, type DatasetDef } from '@/lib/query/datasets'
-import { bulkInsertWithRollup } from '@/lib/query/bulk-insert'
+import { DATASET_IDS, DATASETS, type ColumnDef, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
+import { bulkInsertWithRollup } from '@/lib/datasets/storage/bulk-insert'
+import { LOGPUSH_SECRET_HEADER } from '@/lib/http/headers'
+import { QUERY_PREFIX } from '@/lib/access/query-host'
 
 // POST /query/ingest/{dataset}: Logpush's HTTP destination. A batch is gzip'd NDJSON, one log
 // record per line with Logpush's field names. Every line is checked; malformed lines are counted
@@ -20,15 +22,15 @@ import { bulkInsertWithRollup } from '@/lib/query/bulk-insert'
 // SHA-256 of its line (unique), so re-delivering a batch — Logpush retries until it gets a 2xx —
 // inserts nothing twice.
 
-export const LOGPUSH_SECRET_HEADER = 'x-logpush-secret'
 export const MAX_COMPRESSED_BYTES = INGEST_BODY_MAX_BYTES
 export const MAX_BATCH_BYTES = 256 * 1024 * 1024
 /** Seconds a sender is asked to wait while the database is unavailable. */
 const RETRY_AFTER_S = 30
 const MAX_REPORTED_ERRORS = 20
 
-export const INGEST_TABLES = { dns: gatewayDns, http: gatewayHttp, network: gatewayNetwork, sessions: gatewaySessions } as const
-export type IngestDataset = keyof typeof INGEST_TABLES
+/** The datasets Logpush loads: those whose definition names a Logpush dataset. */
+export const INGEST_DATASETS = DATASET_IDS.filter((id) => DATASETS[id].logpush)
+export type IngestDataset = DatasetId
 
 export interface IngestResult {
   dataset: IngestDataset
@@ -52,8 +54,19 @@ export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECR
   if (!timingSafeEqual(digest(given), digest(secret))) throw new AppError('forbidden', `Wrong ${LOGPUSH_SECRET_HEADER}.`)
 }
 
+/** The ingest route's body limit (lib/http/body-limit.ts): only a sender holding the secret may send a large batch; anyone else is refused unread. */
+export function ingestBodyLimit(path: string, headers: Headers): number | undefined {
+  if (!path.startsWith(`${QUERY_PREFIX}/ingest/`)) return undefined
+  try {
+    checkIngestSecret(headers)
+    return INGEST_BODY_MAX_BYTES
+  } catch {
+    return 0
+  }
+}
+
 export function ingestDataset(id: string): IngestDataset {
-  if (!Object.hasOwn(INGEST_TABLES, id)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${Object.keys(INGEST_TABLES).join(', ')}).`)
+  if (!(INGEST_DATASETS as string[]).includes(id)) throw new AppError('not_found', `No ingestible dataset "${id}" (one of: ${INGEST_DATASETS.join(', ')}).`)
   return id as IngestDataset
 }
 
@@ -194,18 +207,41 @@ export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): P
 }
 
 export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: Db; timeoutMs?: number } = {}): Promise<IngestResult> {
-  const table = INGEST_TABLES[id]
+  const table = DATASET_STORAGE[id].rows
   const parsed = parseBatch(DATASETS[id], table, text)
   let inserted = 0
   if (parsed.rows.length > 0) {
     // One transaction: a batch is stored whole or not at all. The rows are copied into a staging
     // table and inserted from it by one statement that adds them to the rollup too; lines already
-    // stored (a re-delivery) are skipped by the row hash (lib/query/bulk-insert.ts).
+    // stored (a re-delivery) are skipped by the row hash (lib/datasets/storage/bulk-insert.ts).
     const conflict = ['row_hash', DATASETS[id].timeColumn]
-    await withDatabase(async () => {
-      const db = opts.db ?? (await getReadyDatabase()).db
-      inserted = await db.transaction((tx) => bulkInsertWithRollup(tx, id, parsed.rows, conflict))
-    }, opts.timeoutMs)
+    let db: Db | undefined
+    let xactId: string | null = null
+    let committing = false
+    try {
+      await withDatabase(async () => {
+        db = opts.db ?? (await getReadyDatabase()).db
+        inserted = await db.transaction(async (tx) => {
+          xactId = ((await tx.execute(sql`SELECT pg_current_xact_id()::text AS id`)) as unknown as { rows: Array<{ id: string }> }).rows[0].id
+          const n = await bulkInsertWithRollup(tx, id, parsed.rows, conflict)
+          committing = true // the COMMIT goes out next
+          return n
+        })
+      }, opts.timeoutMs)
+    } catch (error) {
+      // Failing before the COMMIT was sent: nothing was stored (the message says so). After it,
+      // the acknowledgement may have been lost with the connection: ask the database.
+      if (!committing || !db || !xactId || !(error instanceof AppError) || error.code !== 'unavailable') throw error
+      const stored = await storedAfterLostCommit(db, table, xactId, parsed.rows)
+      if (!stored) {
+        throw new AppError('unavailable', `The database stopped answering while the batch was being committed; whether it was stored is unknown. Send it again after ${RETRY_AFTER_S} seconds: a re-sent batch stores nothing twice.`, {
+          retryAfterSeconds: RETRY_AFTER_S,
+        })
+      }
+      if (!stored.committed) throw error
+      log.warn('ingest: the commit acknowledgement was lost; the batch is stored', { dataset: id, inserted: stored.inserted, lines: parsed.rows.length })
+      inserted = stored.inserted
+    }
   }
   return {
     dataset: id,
@@ -214,6 +250,42 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
     duplicates: parsed.rows.length - inserted,
     malformed: parsed.errors.length,
     errors: parsed.errors.slice(0, MAX_REPORTED_ERRORS),
+  }
+}
+
+/** How long the check after a lost COMMIT acknowledgement may take, and how often it asks. */
+const COMMIT_CHECK_MS = 3000
+const COMMIT_CHECK_EVERY_MS = 100
+
+/**
+ * After a COMMIT whose answer never came: the transaction's fate from the database (by its id,
+ * waiting while it is still in progress: the server finishes a COMMIT it has read), and then which
+ * of the batch's lines are stored, by their hashes; `inserted` counts the rows that transaction
+ * wrote (their xmin). Null when the database does not answer in time: unknown.
+ */
+async function storedAfterLostCommit(db: Db, table: PgTable, xactId: string, rows: Record<string, Value>[]): Promise<{ committed: boolean; inserted: number } | null> {
+  const end = Date.now() + COMMIT_CHECK_MS
+  const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((r) => setTimeout(r, Math.max(0, end - Date.now())))])
+  const hashes = `{${[...new Set(rows.map((r) => String(r.rowHash)))].join(',')}}` // hex digests: safe in an array literal
+  try {
+    for (;;) {
+      const status = await within(db.execute(sql`SELECT pg_xact_status(${xactId}::xid8) AS status`) as unknown as Promise<{ rows: Array<{ status: string | null }> }>)
+      if (!status) return null
+      const state = status.rows[0]?.status
+      if (state === 'aborted') return { committed: false, inserted: 0 }
+      if (state === 'committed') {
+        const xid32 = (BigInt(xactId) % 4294967296n).toString()
+        const counted = await within(
+          db.execute(sql`SELECT count(*) FILTER (WHERE xmin::text = ${xid32})::int AS ours FROM ${table} WHERE row_hash = ANY(${hashes}::text[])`) as unknown as Promise<{ rows: Array<{ ours: number }> }>,
+        )
+        return counted ? { committed: true, inserted: Number(counted.rows[0].ours) } : null
+      }
+      if (Date.now() + COMMIT_CHECK_EVERY_MS > end) return null
+      await new Promise((r) => setTimeout(r, COMMIT_CHECK_EVERY_MS))
+    }
+  } catch (error) {
+    log.warn('ingest: could not check a batch after a lost commit acknowledgement', { error: error instanceof Error ? error.message.slice(0, 200) : String(error) })
+    return null
   }
 }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 /** The local operator's key every test app starts with (server.mjs accepts a preset LOCAL_OPERATOR_KEY). */
 export const TEST_OPERATOR_KEY = 'itest-local-operator-key'

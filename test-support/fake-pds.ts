@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { sendJson, type FakeHandler, type ReceivedRequest } from './fake-upstream'
-import { tidFromTimeMs } from '../../lib/pds/tid'
+import { tidFromTimeMs } from '../lib/pds/tid'
 
 // A fake Bluesky PDS on loopback. No public recording of listRepos, listRecords, listBlobs,
 // describeRepo, getBlob or XRPC errors exists (tests/fixtures/atproto/SOURCES.md), so those answers

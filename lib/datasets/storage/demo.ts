@@ -1,25 +1,19 @@
 import { sql } from 'drizzle-orm'
 import type { Database } from '@/lib/db/client'
-import { DATASETS, type DatasetId } from '@/lib/query/datasets'
-import { seed } from '@/lib/query/seed'
+import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
+import { seed } from '@/lib/datasets/storage/seed'
 
-// Demonstration rows for the embedded defaults: a fresh PGlite database (its first start, before
-// any migration) gets a few hundred rows per gateway dataset (dns, http, network, sessions) and per
+// Demonstration rows for the embedded defaults: a fresh PGlite database (its first start:
+// lib/startup.ts registers seedDemoRows to run once the migrations are applied) gets a few hundred rows per gateway dataset (dns, http, network, sessions) and per
 // job-history dataset (job_runs, domain_checks), all marked demo = true, so the query application
 // shows something before any Logpush job sends real logs or any scheduled job runs. The request log
 // needs none: it fills as the API is used. Once removed
 // (`npm run db:seed -- --remove-demo`) they do not come back: only a first start seeds.
 
-export const DEMO_DATASETS = ['dns', 'http', 'network', 'sessions', 'job_runs', 'domain_checks'] as const satisfies readonly DatasetId[]
+export const DEMO_DATASETS = DATASET_IDS.filter((id) => DATASETS[id].demoOnFirstStart)
 /** Spread over the last days, so the default ranges (24 hours, 7 days) show them. */
 const DEMO_DAYS = 3
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows
-
-/** True when the database has never been migrated: this is its first start. */
-export async function isFirstStart(database: Database): Promise<boolean> {
-  const result = await database.db.execute(sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`)
-  return !rowsOf(result)[0]?.present
-}
 
 /** Seeds the demo rows of DEMO_DATASETS; `rows` per dataset. */
 export async function seedDemoRows(database: Database, rows: number): Promise<void> {
@@ -28,7 +22,7 @@ export async function seedDemoRows(database: Database, rows: number): Promise<vo
 
 /** Deletes every demo row (real rows stay), rollups included; returns the count per dataset. */
 export async function removeDemoRows(database: Database): Promise<Record<string, number>> {
-  const { rebuildRollup } = await import('@/lib/query/rollups')
+  const { rebuildRollup } = await import('@/lib/datasets/storage/rollups')
   const out: Record<string, number> = {}
   for (const id of Object.keys(DATASETS) as DatasetId[]) {
     const result = await database.db.execute(sql`WITH d AS (DELETE FROM ${sql.identifier(DATASETS[id].table)} WHERE demo RETURNING 1) SELECT count(*)::int AS n FROM d`)
@@ -36,12 +30,4 @@ export async function removeDemoRows(database: Database): Promise<Record<string,
     if (out[id] > 0) await rebuildRollup(database.db, id)
   }
   return out
-}
-
-/** True when the dataset holds any demonstration row (the query page then says how to replace them). */
-export async function hasDemoRows(id: DatasetId): Promise<boolean> {
-  const { getReadyDatabase } = await import('@/lib/db/client')
-  const database = await getReadyDatabase()
-  const result = await database.db.execute(sql`SELECT EXISTS (SELECT 1 FROM ${sql.identifier(DATASETS[id].table)} WHERE demo) AS present`)
-  return rowsOf(result)[0]?.present === true
 }

@@ -1,22 +1,58 @@
 import { sql } from 'drizzle-orm'
-import { config } from '@/lib/config'
+import { config, type Config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
 import { log } from '@/lib/log'
-import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/query/datasets'
+import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
 
 // Day partitions of the dataset tables and their rollups (drizzle/0002_partitions.sql made them
 // partitioned). maintainPartitions() creates each day's partition ahead of time and drains rows
 // that landed in the default partition (a day nobody created in time: ingest never fails for a
 // missing day); dropExpiredPartitions() applies retention by dropping whole day partitions, never
-// by DELETE. Both are safe to run from several instances at once and are run at start-up and
-// every PARTITION_MAINTENANCE_MS (startPartitionMaintenance); a scheduled job may call them instead.
+// by DELETE. Both are safe to run from several instances at once. Start-up makes sure today's and
+// the next days' partitions exist (maintainPartitions, part of the database being ready); the
+// partition-maintenance job runs both, with its lock and history (lib/jobs: hourly in the server
+// process, and on its schedule).
 
 export const PARTITION_DAYS_AHEAD = 3
-export const PARTITION_MAINTENANCE_MS = 60 * 60 * 1000
 const DAY_MS = 86_400_000
 // Partition DDL waits at most this long for a lock, so it never queues queries behind it for
-// longer; a day that could not be created or dropped is retried on the next run.
-const LOCK_TIMEOUT = '2s'
+// longer, and tries again a few times; a day that still could not be created or dropped is retried
+// on the next run.
+const LOCK_TIMEOUT = '500ms'
+const LOCK_ATTEMPTS = 4
+const LOCK_RETRY_MS = 250
+
+// Lock order. A query locks a partitioned table's parent first and then its partitions; so does
+// every statement here: the parent's lock is taken explicitly before any partition's, so DDL and
+// queries can wait for each other but never in a cycle. (Dropping a partition takes the parent in
+// ACCESS EXCLUSIVE mode after the partition: without the explicit parent lock first, a dashboard
+// holding the parent and waiting for the partition deadlocked with the DROP.) DETACH PARTITION
+// CONCURRENTLY, which would spare queries the wait, is refused by Postgres on a table with a
+// default partition, and every table here has one.
+
+/** `work` in a transaction whose lock waits time out (55P03), tried LOCK_ATTEMPTS times; other errors are thrown at once. */
+export async function withLockRetries<T>(db: Db, work: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`)
+        return work(tx)
+      })
+    } catch (error) {
+      const code = sqlState(error)
+      if (attempt >= LOCK_ATTEMPTS || (code !== '55P03' && code !== '40P01')) throw error
+      await new Promise((r) => setTimeout(r, LOCK_RETRY_MS * attempt))
+    }
+  }
+}
+
+function sqlState(error: unknown): string | undefined {
+  for (let e = error, i = 0; e && typeof e === 'object' && i < 5; e = (e as { cause?: unknown }).cause, i++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
 
 export interface PartitionedTable {
   dataset: DatasetId
@@ -35,9 +71,15 @@ export function partitionedTables(): PartitionedTable[] {
   })
 }
 
-/** Days of rows kept for a dataset: QUERY_RETENTION_DAYS, else the dataset's default. */
-export function retentionDays(dataset: DatasetId): number {
-  return config.QUERY_RETENTION_DAYS[dataset] ?? DATASETS[dataset].retentionDays
+/** Days of rows kept for a dataset: QUERY_RETENTION_DAYS (its own entry, else `*`), else the dataset's default. */
+export function retentionDays(dataset: DatasetId, c: Pick<Config, 'QUERY_RETENTION_DAYS'> = config): number {
+  return c.QUERY_RETENTION_DAYS[dataset] ?? c.QUERY_RETENTION_DAYS['*'] ?? DATASETS[dataset].retentionDays
+}
+
+/** Start-up check: every name in QUERY_RETENTION_DAYS is a dataset (the message names the variable). */
+export function checkRetentionSetting(c: Pick<Config, 'QUERY_RETENTION_DAYS'> = config): void {
+  const unknown = Object.keys(c.QUERY_RETENTION_DAYS).filter((name) => name !== '*' && !(name in DATASETS))
+  if (unknown.length) throw new Error(`QUERY_RETENTION_DAYS: ${unknown.join(', ')}: each entry must be dataset=days with a dataset among ${Object.keys(DATASETS).join(', ')}`)
 }
 
 /** UTC midnight of a day, as 2026-01-10. */
@@ -64,10 +106,12 @@ async function createDayPartition(db: Db, table: PartitionedTable, day: string):
   const parent = sql.identifier(table.parent)
   const fallback = sql.identifier(`${table.parent}_default`)
   const key = sql.identifier(table.key)
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true), pg_advisory_xact_lock(hashtext(${table.parent}))`)
+  return withLockRetries(db, async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${table.parent}))`)
     if (rowsOf(await tx.execute(sql`SELECT to_regclass(${partitionName(table.parent, day)}) IS NOT NULL AS "exists"`))[0].exists) return 0
-    // Inserts for that day wait until the rows they would join have moved.
+    // The parent first (the mode ATTACH takes; queries and inserts go on), then the default
+    // partition: inserts for that day wait until the rows they would join have moved.
+    await tx.execute(sql`LOCK TABLE ${parent} IN SHARE UPDATE EXCLUSIVE MODE`)
     await tx.execute(sql`LOCK TABLE ${fallback} IN ACCESS EXCLUSIVE MODE`)
     await tx.execute(sql`CREATE TABLE ${name} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`)
     const range = sql`${key} >= ${sql.raw(bound(day))} AND ${key} < ${sql.raw(bound(nextDay(day)))}`
@@ -130,8 +174,9 @@ export async function dropExpiredPartitions(db: Db, opts: { now?: Date } = {}): 
     for (const name of await partitionsOf(db, table.parent)) {
       const m = pattern.exec(name)
       if (!m || Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`) + DAY_MS > cutoff) continue
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`)
+      // The parent first, in the mode the DROP takes it in (see "Lock order" above).
+      await withLockRetries(db, async (tx) => {
+        await tx.execute(sql`LOCK TABLE ${sql.identifier(table.parent)} IN ACCESS EXCLUSIVE MODE`)
         await tx.execute(sql`DROP TABLE IF EXISTS ${sql.identifier(name)}`)
       })
       dropped.push(name)
@@ -144,23 +189,4 @@ export async function dropExpiredPartitions(db: Db, opts: { now?: Date } = {}): 
 export async function runPartitionMaintenance(db: Db, opts: { now?: Date } = {}): Promise<MaintenanceResult & { dropped: string[] }> {
   const maintained = await maintainPartitions(db, opts)
   return { ...maintained, dropped: await dropExpiredPartitions(db, opts) }
-}
-
-/** Runs the maintenance now and every PARTITION_MAINTENANCE_MS in this process (once per process). */
-export function startPartitionMaintenance(database: () => Promise<Db>): void {
-  const slot = globalThis as unknown as Record<symbol, NodeJS.Timeout | undefined>
-  const key = Symbol.for('utility-api.partition-maintenance')
-  if (slot[key]) return
-  const run = async () => {
-    try {
-      const result = await runPartitionMaintenance(await database())
-      if (result.created.length || result.dropped.length || result.drained)
-        log.info('partitions maintained', { created: result.created.length, drained: result.drained, dropped: result.dropped })
-    } catch (error) {
-      log.warn('partition maintenance failed; retried on the next run', { error: error instanceof Error ? error.message : String(error) })
-    }
-  }
-  void run()
-  slot[key] = setInterval(() => void run(), PARTITION_MAINTENANCE_MS)
-  slot[key].unref()
 }

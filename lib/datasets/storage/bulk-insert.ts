@@ -4,8 +4,8 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { Db } from '@/lib/db/client'
-import type { DatasetId } from '@/lib/query/datasets'
-import { insertColumns, insertSelectWithRollupSql, insertWithRollup, type InsertColumn, type InsertValue } from '@/lib/query/rollups'
+import type { DatasetId } from '@/lib/datasets/catalog'
+import { insertColumns, insertSelectWithRollupSql, insertWithRollup, type InsertColumn, type InsertValue } from '@/lib/datasets/storage/rollups'
 
 // Bulk writes of dataset rows with their rollup, for the Logpush ingest and the request-log writer.
 // Inside the caller's transaction:
@@ -13,7 +13,7 @@ import { insertColumns, insertSelectWithRollupSql, insertWithRollup, type Insert
 //   2. COPY the rows into it (node-postgres: COPY FROM STDIN through pg-copy-streams; PGlite:
 //      COPY FROM '/dev/blob' with the rows as a blob);
 //   3. one INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING into the partitioned table, whose
-//      RETURNING rows feed the rollup upsert of the same statement (lib/query/rollups.ts).
+//      RETURNING rows feed the rollup upsert of the same statement (lib/datasets/storage/rollups.ts).
 // So rows and rollup commit together, replays insert and count nothing twice, rows for a day
 // without a partition land in the default partition (drained later) exactly as a plain INSERT's
 // would, and the database parses COPY text instead of one large JSON parameter. Drivers that

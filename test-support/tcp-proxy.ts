@@ -15,27 +15,51 @@ export interface TcpProxy {
   mode(): ProxyMode
   cut(): void
   hang(): void
+  /**
+   * Loses the acknowledgement of the next COMMIT: the statement reaches the database, which
+   * commits, but the connection to the client is reset before the answer comes back.
+   */
+  loseNextCommitAck(): void
+  /** Hangs (as hang()) from the next COMMIT on, which is not forwarded: the database never sees it. */
+  hangAtNextCommit(): void
   restore(): void
   close(): Promise<void>
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass'
+  let loseCommitAck = false
+  let hangAtCommit = false
+  // A simple-protocol Query message that is a COMMIT ('Q', its length, the text, NUL).
+  const COMMIT = /Q[\s\S]{4}commit;?\x00/i
   const pairs = new Set<{ client: Socket; upstream: Socket; hung: boolean }>()
   const server = createServer((client) => {
     if (mode === 'cut') return client.resetAndDestroy()
     const upstream = connect(target.port, target.host)
     const pair = { client, upstream, hung: mode === 'hang' }
     pairs.add(pair)
+    let acking = true
     client.on('data', (d) => {
+      if (hangAtCommit && COMMIT.test(d.toString('latin1'))) {
+        hangAtCommit = false
+        mode = 'hang'
+      }
       if (mode === 'hang') pair.hung = true
-      else if (!pair.hung) upstream.write(d)
+      else if (!pair.hung) {
+        upstream.write(d)
+        if (loseCommitAck && COMMIT.test(d.toString('latin1'))) {
+          loseCommitAck = false
+          acking = false
+          client.resetAndDestroy()
+          setTimeout(() => upstream.destroy(), 300)
+        }
+      }
     })
-    upstream.on('data', (d) => client.write(d))
+    upstream.on('data', (d) => acking && client.write(d))
     const end = () => {
       pairs.delete(pair)
       client.destroy()
-      upstream.destroy()
+      if (acking) upstream.destroy() // a lost acknowledgement closes the database side itself, later
     }
     client.on('close', end).on('error', end)
     upstream.on('close', end).on('error', end)
@@ -58,6 +82,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     hang() {
       mode = 'hang'
+    },
+    loseNextCommitAck() {
+      loseCommitAck = true
+    },
+    hangAtNextCommit() {
+      hangAtCommit = true
     },
     restore() {
       if (mode === 'hang') dropAll((p) => p.hung)

@@ -1,23 +1,8 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db } from '@/lib/db/client'
-import {
-  gatewayDns,
-  gatewayDnsRollup,
-  gatewayHttp,
-  gatewayHttpRollup,
-  gatewayNetwork,
-  gatewayNetworkRollup,
-  gatewaySessions,
-  gatewaySessionsRollup,
-  domainChecks,
-  domainChecksRollup,
-  jobRuns,
-  jobRunsRollup,
-  requestLog,
-  requestLogRollup,
-} from '@/drizzle/schema'
-import { DATASETS, rollupDimensions, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/query/datasets'
+import { DATASET_STORAGE } from '@/lib/datasets/registry'
+import { DATASETS, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 
 // Rollups: per-minute and per-hour aggregates of each dataset, written by the same statement that
 // inserts the rows (so a rollup never disagrees with its rows) and read by the dashboards whenever
@@ -28,17 +13,29 @@ import { DATASETS, rollupDimensions, type DatasetDef, type DatasetId, type Panel
 // answers, exactly:
 // - every panel without a filter (a breakdown or top list from its own column's rows, the time
 //   series and latency from the totals);
-// - a filter on ONE dimension column (status >= 500, mcp_tool IS NOT NULL…): the time series, the
+// - a filter on ONE dimension column that is not hour-only (status >= 500, rate_limited = true…): the time series, the
 //   counts of that column and every sum, because the rows of that column's dimension partition all
 //   rows by its value, so the same WHERE selects exactly the matching rows' aggregates.
 // Latency percentiles come from the totals' histogram: `duration_bucket` k ≥ 1 counts durations in
 // [2^((k−1)/4), 2^(k/4)) ms, 0 those under 1 ms, 81 those from 2^20 ms (about 17.5 min) up.
 // An estimate is within one bucket of the true value: relative error below 2^(1/4) − 1 (18.9 %)
-// plus 1 ms (lib/query/rollups.ts percentileFromHistogram; tests/unit/query-rollups.test.ts).
+// plus 1 ms (lib/datasets/storage/rollups.ts percentileFromHistogram; tests/unit/query-rollups.test.ts).
 //
-// Hour rows make a 30-day dashboard read 720 buckets instead of 43,200; the minute rows cover the
-// edges of a range that does not start or end on the hour. Text values are kept to their first
-// ROLLUP_TEXT_MAX characters (an index entry has a size limit); longer values group by that prefix.
+// Hour rows make a 30-day dashboard read 720 buckets instead of 43,200; minute rows cover the
+// whole minutes at the edges of a range that does not start or end on the hour, and the rows
+// themselves, aggregated alike, the partial minutes of a range given to the second (rollupRowsSql):
+// any range is answered exactly as the rows would, not only whole minutes.
+//
+// The minute grain keeps the totals (one row per minute: the duration histogram is kept per hour)
+// and the low-cardinality dimensions only. High-cardinality dimensions (the spec's `hourOnly`) are
+// kept per hour, each hour's list capped at `topPerHour` values of the written batch, the rest
+// summed into one grain 'other' row. For them the exactness above does not hold: a top list read
+// from capped hours is approximate once an 'other' row in its range counts a left-out row (the
+// dashboard marks the panel `approximate`; counts are then lower bounds), and a filter or series
+// condition on them reads the rows; their partial hours at a range's edges come from the rows.
+//
+// Text values are kept to their first ROLLUP_TEXT_MAX characters (an index entry has a size limit);
+// longer values group by that prefix.
 
 export const ROLLUP_TEXT_MAX = 500
 export const DURATION_STEPS_PER_DOUBLING = 4
@@ -46,15 +43,8 @@ export const DURATION_BUCKET_OVERFLOW = 81
 /** Relative error bound of a percentile read from the histogram (plus 1 ms below the first bucket). */
 export const PERCENTILE_TOLERANCE = 2 ** (1 / DURATION_STEPS_PER_DOUBLING) - 1
 
-export const DATASET_TABLES: Record<DatasetId, { rows: PgTable; rollup: PgTable }> = {
-  requests: { rows: requestLog, rollup: requestLogRollup },
-  dns: { rows: gatewayDns, rollup: gatewayDnsRollup },
-  http: { rows: gatewayHttp, rollup: gatewayHttpRollup },
-  network: { rows: gatewayNetwork, rollup: gatewayNetworkRollup },
-  sessions: { rows: gatewaySessions, rollup: gatewaySessionsRollup },
-  job_runs: { rows: jobRuns, rollup: jobRunsRollup },
-  domain_checks: { rows: domainChecks, rollup: domainChecksRollup },
-}
+/** Each dataset's row and rollup tables. */
+export const DATASET_TABLES: Record<DatasetId, { rows: PgTable; rollup: PgTable }> = DATASET_STORAGE
 
 export interface RollupSpec {
   dataset: DatasetDef
@@ -64,17 +54,17 @@ export interface RollupSpec {
   latency: { column: string; errorStatusColumn: string } | null
   /** Columns summed by time-series panels (stored under the same name). */
   sums: string[]
+  /** Dimensions kept at the hour grain only, capped at `topPerHour` values per hour. */
+  hourOnly: string[]
+  topPerHour: number
 }
 
+/** Default cap of an hour-only dimension's list per hour. */
+export const ROLLUP_TOP_PER_HOUR = 50
+
 export function rollupSpec(dataset: DatasetDef): RollupSpec {
-  const latency = dataset.panels.find((p) => p.kind === 'latency')
-  return {
-    dataset,
-    table: `${dataset.table}_rollup`,
-    dimensions: rollupDimensions(dataset),
-    latency: latency ? { column: latency.column, errorStatusColumn: latency.errorStatusColumn } : null,
-    sums: [...new Set(dataset.panels.flatMap((p) => (p.kind === 'timeseries' ? p.series.flatMap((s) => (s.aggregate === 'sum' ? [s.column] : [])) : [])))],
-  }
+  const { hourOnly = [], topPerHour = ROLLUP_TOP_PER_HOUR, ...rest } = dataset.rollup
+  return { dataset, table: `${dataset.table}_rollup`, ...rest, hourOnly, topPerHour }
 }
 
 const id = (name: string) => sql.identifier(name)
@@ -133,16 +123,37 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
     ? sql``
     : sql` ORDER BY ${sql.join(key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))), sql`, `)}
   ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}`
+  const hourOnly = spec.hourOnly.filter((d) => dims.includes(d))
+  const names = (xs: string[]) => sql.join(xs.map((x) => sql.raw(`'${x}'`)), sql`, `)
+  // Minute rows for the totals and the low-cardinality dimensions; hour rows for all, an
+  // hour-only dimension's capped at its topPerHour largest values of the batch, the rest summed
+  // into one 'other' row per (dimension, hour) so a reader knows the list left values out.
+  const minuteRows = hourOnly.length ? sql` WHERE "dimension" NOT IN (${names(hourOnly)})` : sql``
+  const capped = hourOnly.length ? sql` WHERE "rank" <= ${sql.raw(String(spec.topPerHour))} OR "dimension" NOT IN (${names(hourOnly)})` : sql``
+  const other = hourOnly.length
+    ? sql`
+    UNION ALL
+    SELECT "dimension", 'other', "bucket", ${sql.join(grouped.map(() => sql`NULL`), sql`, `)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "hours" WHERE "rank" > ${sql.raw(String(spec.topPerHour))} AND "dimension" IN (${names(hourOnly)}) GROUP BY 1, 3`
+    : sql``
+  // The duration histogram is kept per hour: the minute totals are one row per minute.
+  const minuteDeltas = spec.latency
+    ? sql`SELECT "dimension", 'minute' AS "grain", "bucket", ${list(dims)}, NULL::smallint AS "duration_bucket", ${sql.join(m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`), sql`, `)} FROM "minutes"${minuteRows} GROUP BY 1, 3, ${list(dims)}`
+    : sql`SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"${minuteRows}`
+  const orderKeys = grouped.map((k) => (text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k)))
   return sql`"minutes" AS (
   SELECT date_trunc('minute', "t", 'UTC') AS "bucket", ${dimensionName} AS "dimension", ${list(grouped)}, ${sql.join(aggregates, sql`, `)}
   FROM (SELECT ${sql.join(inner, sql`, `)} FROM ${source}) AS "batch"
   GROUP BY 1, GROUPING SETS (${sql.join(sets, sql`, `)})
+), "hours" AS (
+  SELECT "dimension", date_trunc('hour', "bucket", 'UTC') AS "bucket", ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`), sql`, `)},
+    row_number() OVER (PARTITION BY "dimension", date_trunc('hour', "bucket", 'UTC') ORDER BY sum("rows") DESC, ${sql.join(orderKeys, sql`, `)}) AS "rank"
+  FROM "minutes" GROUP BY 1, 2, ${list(grouped)}
 ), "rolled" AS (
   INSERT INTO ${table} (${list(key)}, ${list(m)})
   SELECT * FROM (
-    SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"
+    ${minuteDeltas}
     UNION ALL
-    SELECT "dimension", 'hour', date_trunc('hour', "bucket", 'UTC'), ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "minutes" GROUP BY 1, 3, ${list(grouped)}
+    SELECT "dimension", 'hour', "bucket", ${list(grouped)}, ${list(m)} FROM "hours"${capped}${other}
   ) AS "deltas"${apply}
 )`
 }
@@ -185,7 +196,7 @@ SELECT count(*)::int AS "inserted" FROM "inserted"`
  * Inserts rows (keyed by the table's property names, all of one shape) and adds them to the
  * dataset's rollup, in ONE statement: rows skipped by `ON CONFLICT (conflict) DO NOTHING` (a replay)
  * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter; the
- * staging path (lib/query/bulk-insert.ts) uses this where it cannot COPY.
+ * staging path (lib/datasets/storage/bulk-insert.ts) uses this where it cannot COPY.
  */
 export async function insertWithRollup(db: Pick<Db, 'execute'>, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
   if (rows.length === 0) return 0
@@ -214,7 +225,7 @@ export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
 /**
  * One statement that inserts the rollup of `source` (rows of the dataset) into `into`, an empty
  * table shaped like the rollup (no ON CONFLICT: the keys of one aggregation are distinct). Used to
- * build a day's rollup partition before attaching it (lib/query/seed.ts).
+ * build a day's rollup partition before attaching it (lib/datasets/storage/seed.ts).
  */
 export function rollupIntoSql(datasetId: DatasetId, source: SQL, into: string): SQL {
   return sql`WITH ${rollupCtes(rollupSpec(DATASETS[datasetId]), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`
@@ -231,18 +242,27 @@ export async function rebuildRollup(db: Db, datasetId: DatasetId): Promise<void>
 const MINUTE_MS = 60_000
 const HOUR_MS = 3_600_000
 
-/** Whether a range can be read from rollups: whole minutes at both ends. */
+const floorTo = (d: Date, step: number) => new Date(Math.floor(d.getTime() / step) * step)
+const ceilTo = (d: Date, step: number) => new Date(Math.ceil(d.getTime() / step) * step)
+
+/** Whether a range falls on whole minutes at both ends (then no row is read at its edges). */
 export function rollupAligned(from: Date, to: Date): boolean {
   return from.getTime() % MINUTE_MS === 0 && to.getTime() % MINUTE_MS === 0
 }
 
+/** Whether `dimension` is kept at the hour grain only (and capped per hour). */
+export function rollupHourOnly(spec: RollupSpec, dimension: string): boolean {
+  return dimension !== '' && spec.hourOnly.includes(dimension)
+}
+
 /**
  * The rollup dimension that answers `panel` under a filter on `filterColumns`, or null when only
- * the rows can (see the top of this file).
+ * the rows can (see the top of this file). A filter or series condition on an hour-only
+ * dimension needs the rows: its capped lists no longer partition the rows exactly.
  */
 export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', filterColumns: string[]): string | null {
   const filtered = [...new Set(filterColumns)]
-  if (filtered.length > 1 || filtered.some((c) => !spec.dimensions.includes(c))) return null
+  if (filtered.length > 1 || filtered.some((c) => !spec.dimensions.includes(c) || spec.hourOnly.includes(c))) return null
   const on = filtered[0]
   if (panel === 'count') return on ?? ''
   switch (panel.kind) {
@@ -251,7 +271,7 @@ export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', 
       // sum to the totals; a filter on any other column then needs the rows.
       const conditions = [...new Set(panel.series.flatMap((s) => (s.aggregate === 'count' && s.where ? [s.where.column] : [])))]
       if (conditions.length === 0) return on ?? ''
-      if (conditions.length > 1 || (on !== undefined && on !== conditions[0]) || !spec.dimensions.includes(conditions[0])) return null
+      if (conditions.length > 1 || (on !== undefined && on !== conditions[0]) || !spec.dimensions.includes(conditions[0]) || spec.hourOnly.includes(conditions[0])) return null
       return conditions[0]
     }
     case 'latency':
@@ -262,21 +282,82 @@ export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', 
   }
 }
 
+/** Output columns of rollupRowsSql, in order. */
+function readColumns(spec: RollupSpec): string[] {
+  return [...keyColumns(spec), ...measures(spec)]
+}
+
 /**
- * The rollup rows of one dimension covering [from, to): hour rows for the whole hours inside it
- * (when `hours`), minute rows for the rest. `from` and `to` must be whole minutes.
+ * The rows of [a, b) aggregated as the rollup rows of `dimension` would be, per minute: the
+ * partial minutes (or hours) at the edges of a range, which no rollup row covers exactly.
  */
-export function rollupRowsSql(spec: RollupSpec, dimension: string, from: Date, to: Date, hours: boolean): SQL {
+function edgeRowsSql(spec: RollupSpec, dimension: string, a: Date, b: Date): SQL {
+  const types = Object.fromEntries(Object.values(getTableColumns(DATASET_TABLES[spec.dataset.id as DatasetId].rollup)).map((c) => [c.name, c.getSQLType()]))
+  const text = new Set(spec.dataset.columns.filter((c) => c.type === 'text').map((c) => c.name))
+  const time = id(spec.dataset.timeColumn)
+  const nullOf = (c: string) => sql`NULL::${sql.raw(types[c])}`
+  const groupBy: number[] = [3]
+  const select: SQL[] = [sql`${dimension}::text`, sql`'row'::text`, sql`date_trunc('minute', ${time}, 'UTC')`]
+  for (const d of spec.dimensions) {
+    if (d === dimension) {
+      groupBy.push(select.length + 1)
+      select.push(text.has(d) ? sql`left(${id(d)}, ${sql.raw(String(ROLLUP_TEXT_MAX))})` : sql`${id(d)}`)
+    } else select.push(nullOf(d))
+  }
+  if (spec.latency) {
+    if (dimension === '') {
+      groupBy.push(select.length + 1)
+      select.push(durationBucketSql(spec.latency.column))
+    } else select.push(nullOf('duration_bucket'))
+    const status = id(spec.latency.errorStatusColumn)
+    select.push(sql`count(*)`, sql`count(*) FILTER (WHERE ${status} >= 500)`, sql`count(*) FILTER (WHERE ${status} BETWEEN 400 AND 499)`)
+  } else select.push(sql`count(*)`)
+  for (const c of spec.sums) select.push(sql`coalesce(sum(${id(c)}), 0)::bigint`)
+  // Named as the rollup's columns: this part may come first (or alone) in the union.
+  const named = select.map((expression, i) => sql`${expression} AS ${id(readColumns(spec)[i])}`)
+  return sql`SELECT ${sql.join(named, sql`, `)} FROM ${id(spec.dataset.table)} WHERE ${time} >= ${a.toISOString()}::timestamptz AND ${time} < ${b.toISOString()}::timestamptz GROUP BY ${sql.raw(groupBy.join(', '))}`
+}
+
+/**
+ * The rollup rows of one dimension covering [from, to), at any precision: hour rows for the whole
+ * hours inside it (when `hours`), minute rows for the whole minutes left, and the rows themselves,
+ * aggregated alike, for the partial minutes at its edges (grain 'row'). An hour-only dimension has
+ * no minute rows: its edges are read from the rows up to the whole hours. `hours` false (a time
+ * series whose buckets are not whole hours) needs a dimension with minute rows; `histogram` (the
+ * totals' duration histogram, kept per hour) reads the totals as an hour-only dimension.
+ */
+export function rollupRowsSql(spec: RollupSpec, dimension: string, from: Date, to: Date, hours: boolean, histogram = false): SQL {
   const table = id(spec.table)
+  // The table's columns are readColumns in order (lib/datasets/storage/columns.ts), which the
+  // edge rows' part is aligned to.
   const part = (grain: 'minute' | 'hour', a: Date, b: Date) =>
     sql`SELECT * FROM ${table} WHERE "dimension" = ${dimension} AND "grain" = ${grain} AND "bucket" >= ${a.toISOString()}::timestamptz AND "bucket" < ${b.toISOString()}::timestamptz`
-  const hourFrom = new Date(Math.ceil(from.getTime() / HOUR_MS) * HOUR_MS)
-  const hourTo = new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)
-  if (!hours || hourFrom >= hourTo) return sql`(${part('minute', from, to)}) AS "rollup"`
-  const parts = [part('hour', hourFrom, hourTo)]
-  if (from < hourFrom) parts.push(part('minute', from, hourFrom))
-  if (hourTo < to) parts.push(part('minute', hourTo, to))
+  const parts: SQL[] = []
+  const edges: Array<[Date, Date]> = []
+  const hourOnly = histogram || rollupHourOnly(spec, dimension)
+  const inner: [Date, Date] = hourOnly ? [ceilTo(from, HOUR_MS), floorTo(to, HOUR_MS)] : [ceilTo(from, MINUTE_MS), floorTo(to, MINUTE_MS)]
+  if (inner[0] >= inner[1]) edges.push([from, to])
+  else {
+    if (from < inner[0]) edges.push([from, inner[0]])
+    if (inner[1] < to) edges.push([inner[1], to])
+    const [hourFrom, hourTo] = hourOnly ? inner : [ceilTo(inner[0], HOUR_MS), floorTo(inner[1], HOUR_MS)]
+    if (!hours || hourFrom >= hourTo) parts.push(part('minute', inner[0], inner[1]))
+    else {
+      parts.push(part('hour', hourFrom, hourTo))
+      if (inner[0] < hourFrom) parts.push(part('minute', inner[0], hourFrom))
+      if (hourTo < inner[1]) parts.push(part('minute', hourTo, inner[1]))
+    }
+  }
+  for (const [a, b] of edges) parts.push(edgeRowsSql(spec, dimension, a, b))
   return sql`(${sql.join(parts, sql` UNION ALL `)}) AS "rollup"`
+}
+
+/**
+ * How many rows an hour-only dimension's capped lists left out over the whole hours of [from, to)
+ * (the 'other' rows): above 0, a top list read from them is approximate.
+ */
+export function rollupLeftOutSql(spec: RollupSpec, dimension: string, from: Date, to: Date): SQL {
+  return sql`SELECT coalesce(sum("rows"), 0) AS "left_out" FROM ${id(spec.table)} WHERE "dimension" = ${dimension} AND "grain" = 'other' AND "bucket" >= ${ceilTo(from, HOUR_MS).toISOString()}::timestamptz AND "bucket" < ${floorTo(to, HOUR_MS).toISOString()}::timestamptz`
 }
 
 /** Upper bound of duration bucket k (ms); Infinity for the overflow bucket. */

@@ -1,6 +1,6 @@
 import { createDatabase, type Database } from '@/lib/db/client'
 import { ensureDatabase } from '@/scripts/ensure-database.mjs'
-import { startNeonRelay } from '@/tests/helpers/neon-relay'
+import { startNeonRelay } from '@/test-support/neon-relay'
 
 // The query data suites run on PGlite in memory by default, on the Postgres at
 // QUERY_TEST_DATABASE_URL through node-postgres, or through the Neon driver with

@@ -1,0 +1,26 @@
+// Process-wide state. Next bundles proxy.ts, the route handlers and instrumentation separately, so
+// a module-level variable exists once per bundle; state that must exist once per process (a pool,
+// the rate limiter, shutdown hooks) lives on globalThis under a registered symbol instead.
+// server.mjs, plain JavaScript outside the bundles, reads some of these by the same names.
+
+export interface ProcessSlot<T> {
+  get(): T | undefined
+  set(value: T | undefined): void
+  /** The value, created by `create` on first use (a null it returned is kept). */
+  getOrCreate(create: () => T): T
+}
+
+export function processSlot<T>(name: string): ProcessSlot<T> {
+  const key = Symbol.for(`utility-api.${name}`)
+  const store = globalThis as unknown as Record<symbol, T | undefined>
+  return {
+    get: () => store[key],
+    set: (value) => {
+      store[key] = value
+    },
+    getOrCreate: (create) => {
+      if (store[key] === undefined) store[key] = create()
+      return store[key] as T
+    },
+  }
+}
