@@ -4,7 +4,7 @@ import { expect, test, type Page } from '@playwright/test'
 import config from '../../playwright.config'
 
 // Facets beside the rows and the group-by page, checked against rows this run writes: a Logpush
-// batch of 60 gateway HTTP rows with a host of its own (the way real rows arrive). The expected
+// batch of 60 gateway HTTP rows with a policy and a host of their own (the way real rows arrive). The expected
 // counts and shares are computed here from those rows. Driven at 1440 px and 390 px, light and
 // dark, with axe (no serious or critical violation), and one task by keyboard only. Screenshots go
 // to test-results/facets/.
@@ -12,6 +12,7 @@ import config from '../../playwright.config'
 const HOUR = 3_600_000
 const RUN = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
 const HOST = `facets-${RUN}.e2e.test`
+const POLICY = `facets-${RUN}`
 const BASE = Math.floor(Date.now() / HOUR) * HOUR - 30 * HOUR
 const ROWS = Array.from({ length: 60 }, (_, i) => {
   const action = i % 5 === 0 ? 'block' : i % 7 === 0 ? 'bypass' : 'allow'
@@ -20,7 +21,9 @@ const ROWS = Array.from({ length: 60 }, (_, i) => {
 const tally = <T,>(values: T[]) => values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<T, number>())
 const fmt = (n: number) => new Intl.NumberFormat('en').format(n)
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(2).replace(/(\.\d{2}\d*?)0+$/, '$1')} %`
-const FILTER = `http_host = '${HOST}'`
+// The filter is on the policy: a column the rollup keeps at full grain, so its own facet and
+// grouping by it can be answered from the rollup.
+const FILTER = `policy_name = '${POLICY}'`
 const ROWS_URL = `/query?dataset=http&range=7d&limit=25&filter=${encodeURIComponent(FILTER)}`
 const GROUP_URL = `/query/group?dataset=http&range=7d&filter=${encodeURIComponent(FILTER)}`
 const SHOTS = 'test-results/facets'
@@ -32,7 +35,7 @@ test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
   const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r, i) =>
-    JSON.stringify({ Datetime: new Date(r.time).toISOString(), Action: r.action, HTTPHost: HOST, HTTPStatusCode: r.status, HTTPMethod: r.method, RequestID: `${RUN}-${i}`, URL: `https://${HOST}/${i}`, Email: 'facets@example.com' }),
+    JSON.stringify({ Datetime: new Date(r.time).toISOString(), Action: r.action, HTTPHost: HOST, PolicyName: POLICY, HTTPStatusCode: r.status, HTTPMethod: r.method, RequestID: `${RUN}-${i}`, URL: `https://${HOST}/${i}`, Email: 'facets@example.com' }),
   ).join('\n')
   const res = await request.post('/query/ingest/http', { headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' }, data: batch })
   expect(res.status(), await res.text()).toBe(200)
@@ -61,10 +64,12 @@ for (const [width, height] of [
         await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–25 of ${ROWS.length}`)
         const facets = page.getByTestId('facets')
         await expect(facets).toBeVisible()
-        // The filter is on the host (a rollup column): the host facet is exact from the rollup, the
-        // others counted in every matching row (fewer than the sample's limit).
+        // The policy facet is exact from the rollup; the others are counted in every matching row
+        // (fewer than the sample's limit), the host too: the rollup keeps hosts per hour only, capped.
         await expect(page.getByTestId('facets-source')).toContainText(`Counted in all ${ROWS.length} matching rows`)
-        await expect(facet(page, 'http_host')).toHaveAttribute('data-source', 'rollup')
+        await expect(facet(page, 'policy_name')).toHaveAttribute('data-source', 'rollup')
+        await expect(facet(page, 'http_host')).toHaveAttribute('data-source', 'sample')
+        await expect(facet(page, 'http_host').getByTestId('facet-value')).toHaveAttribute('data-count', String(ROWS.length))
         for (const [column, counts] of [
           ['action', tally(ROWS.map((r) => r.action))],
           ['http_status_code', tally(ROWS.map((r) => r.status))],
@@ -135,7 +140,7 @@ for (const [width, height] of [
 test.describe('one column from the rollup', () => {
   test.use({ viewport: { width: 1440, height: 900 } })
   test('groups by the filtered rollup column from the rollup, and offers the rows for what it lacks', async ({ page }) => {
-    await page.goto(`${GROUP_URL}&by=http_host`)
+    await page.goto(`${GROUP_URL}&by=policy_name`)
     await expect(page.getByTestId('group-source')).toHaveText('the rollup')
     await expect(page.getByTestId('group-row')).toHaveCount(1)
     await expect(page.getByTestId('group-row').locator('td').nth(1)).toHaveText(String(ROWS.length))
