@@ -3,6 +3,7 @@ import type { Metadata } from 'next'
 import { CompareControls } from '@/components/query/compare-controls'
 import { WithFacets } from '@/components/query/facets'
 import { Histogram } from '@/components/query/histogram'
+import { LiveTail } from '@/components/query/live-tail-client'
 import { WhatChanged } from '@/components/query/what-changed'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
@@ -14,7 +15,7 @@ import { runChartData, type ChartData } from '@/lib/query/compare'
 import { ownerOf, recordRun } from '@/lib/query/saved'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { demoRowsOf, runQuery, type QueryResult } from '@/lib/query/service'
-import { DEFAULT_LIMIT, rangeRequest, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
+import { DEFAULT_LIMIT, rangeRequest, shownColumns, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
 import { loadPageContext, pageTitle } from './page-context'
 
 export const dynamic = 'force-dynamic'
@@ -28,9 +29,17 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
   const ctx = await loadPageContext(searchParams)
   return (
     <QueryPageShell page="query" {...ctx}>
-      {ctx.access.ok ? <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} /> : null}
+      {!ctx.access.ok ? null : ctx.state.live ? <Live base={ctx.base} state={ctx.state} /> : <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} />}
     </QueryPageShell>
   )
+}
+
+// Live tail mode (live=1): the rows as they are written, polled by the browser; the range does not apply.
+function Live({ base, state }: { base: string; state: ViewState }) {
+  const fields = DATASETS[state.dataset].columns.map(({ name, type, unit }) => ({ name, type, unit }))
+  const shown = new Set(shownColumns(state))
+  const path = base || '/'
+  return <LiveTail key={viewQuery(state)} api={`${base}/api/tail`} path={path} state={state} columns={fields.filter((c) => shown.has(c.name))} fields={fields} rowsHref={viewHref(path, state, { live: false })} />
 }
 
 async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {

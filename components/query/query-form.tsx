@@ -24,6 +24,7 @@ export function QueryForm({ action, state, withLimit, hidden }: { action: string
       {state.columns.length ? <input type="hidden" name="cols" value={state.columns.join(',')} /> : null}
       {state.compare ? <input type="hidden" name="compare" value={state.compare} /> : null}
       {state.split ? <input type="hidden" name="split" value={state.split} /> : null}
+      {state.live ? <input type="hidden" name="live" value="1" /> : null}
       {!withLimit && sortParam(state) ? <input type="hidden" name="sort" value={sortParam(state)} /> : null}
       <RangeFields range={state.range} from={shown(state.from, resolved.dateFrom)} to={shown(state.to, resolved.dateTo)} tz={state.tz} />
       {withLimit ? (

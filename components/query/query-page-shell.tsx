@@ -60,7 +60,7 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
             <SaveView api={`${base}/api/saved`} page={page === 'query' ? 'rows' : 'dashboard'} view={viewQuery({ ...state, offset: 0 })} savedHref={viewHref(`${base}/saved`, state, { offset: 0 })} pinnedView={state.range === 'custom' ? undefined : { view: viewQuery(pinned), label: windowLabel }} />
           )}
         </QueryControls>
-        <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />
+        {state.live ? null : <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />}
         <div id="results" tabIndex={-1} className={styles.results}>
           <Suspense key={viewHref(path, state)} fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}>
             {children}

@@ -1,8 +1,9 @@
+import Link from 'next/link'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { formatCount } from '@/lib/view/format'
 import type { QueryResult } from '@/lib/query/schemas'
 import { formatTime } from '@/lib/view/time'
-import { shownColumns, type ViewState } from '@/lib/view/view-state'
+import { shownColumns, viewHref, type ViewState } from '@/lib/view/view-state'
 import { ColumnPicker } from './column-picker-client'
 import { ExportLinks } from './export-links'
 import { Pagination } from './pagination'
@@ -61,6 +62,9 @@ export function ResultsTable({ result, path, state, exportHref, exportMaxRows }:
       </div>
       <div className={styles.tools}>
         <ColumnPicker path={path} state={state} columns={dataset.columns.map((c) => c.name)} />
+        <Link href={viewHref(path, state, { live: true, offset: 0 })} data-testid="live-link" title="Show rows of this filter as they are written">
+          Live tail
+        </Link>
         <ExportLinks href={exportHref} count={result.count} countText={countText(result)} maxRows={exportMaxRows} columns={shown.size} allColumns={dataset.columns.length} />
       </div>
       {result.rows.length === 0 ? (

@@ -43,9 +43,6 @@ async function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wher
   return parsed.data
 }
 
-/** A bounded JSON body (lib/http/body.ts): 415, 413 or 400 before any parsing work. */
-export const readJson = (req: Request) => readJsonBody(req)
-
 export function route<
   Q extends z.ZodType<Record<string, unknown>> | undefined,
   P extends z.ZodType<Record<string, unknown>> | undefined,

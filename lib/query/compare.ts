@@ -1,12 +1,11 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { AppError } from '@/lib/errors'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { CompareRequest, resolveRange, type CompareResult } from '@/lib/query/schemas'
-import { parse, readOnly, runDashboard, runHistogram, whereSql, type DashboardResult, type ExecOptions, type HistogramResult } from '@/lib/query/service'
+import { parse, readOnly, runDashboard, runHistogram, statement, whereSql, type DashboardResult, type ExecOptions, type HistogramResult } from '@/lib/query/service'
 import { runSplit, type SplitResult } from '@/lib/query/split'
 import { baselineRange, type CompareMode } from '@/lib/view/compare'
 
@@ -22,7 +21,6 @@ import { baselineRange, type CompareMode } from '@/lib/view/compare'
 export { CompareRequest, type CompareResult } from '@/lib/query/schemas'
 
 export const COMPARE_SAMPLE_ROWS = 50_000
-const dialect = new PgDialect()
 const id = (name: string) => sql`${sql.identifier(name)}`
 
 export interface CompareOptions extends ExecOptions {
@@ -82,7 +80,6 @@ export async function runCompare(input: CompareRequest, opts: CompareOptions = {
         const rows = await readOnly(opts, (session) => session.execute(query))
         const currentTotal = Number(rows[0]?.current_total ?? 0)
         const baselineTotal = Number(rows[0]?.baseline_total ?? 0)
-        const q = dialect.sqlToQuery(query)
         return {
           column,
           source,
@@ -101,7 +98,7 @@ export async function runCompare(input: CompareRequest, opts: CompareOptions = {
               delta: Number(r.delta),
             }
           }),
-          sql: { text: q.sql, params: q.params as CompareResult['changes'][number]['sql']['params'] },
+          sql: statement(query),
         }
       }),
     ),

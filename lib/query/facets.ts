@@ -1,11 +1,10 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { getDataset, type ColumnType, type DatasetDef } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupHourOnly, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { checkFilter } from '@/lib/query/filter'
 import { FacetsRequest, resolveRange, type FacetsResult } from '@/lib/query/schemas'
-import { parse, readOnly, whereSql, type ExecOptions } from '@/lib/query/service'
+import { parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 
 // Facets: the top values of each categorical column (the columns the dataset's rollup groups by)
 // for a range and filter, with counts and their share. A column is read from the rollup when the
@@ -18,12 +17,7 @@ import { parse, readOnly, whereSql, type ExecOptions } from '@/lib/query/service
 
 export const FACET_SAMPLE_ROWS = 10_000
 
-const dialect = new PgDialect()
 const id = (name: string) => sql.identifier(name)
-const statement = (query: SQL) => {
-  const q = dialect.sqlToQuery(query)
-  return { text: q.sql, params: q.params as Array<string | number | boolean | null> }
-}
 
 /** The columns facets are shown for: the rollup's dimensions (categorical by construction), in the dataset's column order. */
 export function facetColumns(dataset: DatasetDef): string[] {

@@ -1,13 +1,12 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { AppError } from '@/lib/errors'
 import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupHourOnly, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { typed } from '@/lib/query/facets'
 import { checkFilter } from '@/lib/query/filter'
 import { GROUP_SORTS, GroupByRequest, resolveRange, type GroupByResult } from '@/lib/query/schemas'
-import { parse, readOnly, whereSql, type ExecOptions } from '@/lib/query/service'
+import { parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 import { groupableColumns } from '@/lib/view/group-state'
 
 // Group by: the rows of a range and filter grouped by one or two columns, with the measures the
@@ -39,12 +38,7 @@ export const GROUP_MEASURES: Record<DatasetId, GroupMeasures> = {
   alerts: {},
 }
 
-const dialect = new PgDialect()
 const id = (name: string) => sql.identifier(name)
-const statement = (query: SQL) => {
-  const q = dialect.sqlToQuery(query)
-  return { text: q.sql, params: q.params as Array<string | number | boolean | null> }
-}
 
 
 /** The sort keys a dataset's groups may be sorted by. */

@@ -372,3 +372,37 @@ export const GroupByResult = z
   })
   .meta({ id: 'GroupByResult' })
 export type GroupByResult = z.infer<typeof GroupByResult>
+
+// Live tail (lib/query/tail.ts) ---------------------------------------------------------------
+
+/** A tail cursor: the lowest time the next answer reads from, and the last row id already shown. */
+export const TAIL_CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~(\d{1,19})$/
+
+export const TailRequest = z
+  .object({
+    dataset: rangeFields.dataset,
+    filter: rangeFields.filter,
+    since: z
+      .string()
+      .regex(TAIL_CURSOR, 'must be the cursor of an earlier tail answer')
+      .optional()
+      .meta({ description: 'The cursor of the previous answer: only rows written after it come back. Absent: the newest rows of the last hour, to start from.' }),
+    limit: z.number().int().min(1).max(200).default(100).meta({ description: 'Rows per answer, 1 to 200: when more arrived, the newest come back and `skipped` counts the rest.' }),
+  })
+  .strict()
+  .meta({ id: 'TailRequest', description: 'The rows of one dataset written since a cursor, optionally filtered (a live tail polls this).' })
+export type TailRequest = z.input<typeof TailRequest>
+
+export const TailResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    columns: z.array(z.string()),
+    rows: z.array(z.record(z.string(), Value)).meta({ description: 'The rows written since the cursor, in the order they were written (oldest first).' }),
+    skipped: z.number().int().meta({ description: 'Rows that arrived since the cursor but were left out to keep to the limit (the oldest of them).' }),
+    cursor: z.string().meta({ description: 'Pass as `since` in the next request.' }),
+    filter: z.string().nullable(),
+    elapsedMs: z.number(),
+    sql: Statement,
+  })
+  .meta({ id: 'TailResult' })
+export type TailResult = z.infer<typeof TailResult>

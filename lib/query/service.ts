@@ -465,7 +465,8 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   return parsed.data
 }
 
-function statement(query: SQL): Statement {
+/** A statement as it will run: its text and bound parameters, for the pages to show. */
+export function statement(query: SQL): Statement {
   const q = dialect.sqlToQuery(query)
   return { text: q.sql, params: q.params as Statement['params'] }
 }

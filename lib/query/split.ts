@@ -1,12 +1,11 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { getDataset, type DatasetDef } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { AppError } from '@/lib/errors'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { resolveRange, SplitRequest, type SplitResult } from '@/lib/query/schemas'
-import { bucketSeconds, parse, readOnly, whereSql, type ExecOptions } from '@/lib/query/service'
+import { bucketSeconds, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 import { findSplitColumn, OTHER_LABEL, splitColumns, SPLIT_TOP_DEFAULT, type SplitColumn } from '@/lib/view/compare'
 
 // Split by: rows per time bucket stacked by the values of one low-cardinality column (a status
@@ -20,7 +19,6 @@ import { findSplitColumn, OTHER_LABEL, splitColumns, SPLIT_TOP_DEFAULT, type Spl
 export { SplitRequest, type SplitResult } from '@/lib/query/schemas'
 
 const EPOCH = '1970-01-01T00:00:00.000Z'
-const dialect = new PgDialect()
 const id = (name: string) => sql`${sql.identifier(name)}`
 
 /** The value a row is split on, as text: `5xx` for a status class. */
@@ -90,7 +88,6 @@ SELECT "bucket", "value", "is_top", sum("n") AS "n" FROM (
     series.set(`${isTop}:${key}`, s)
   }
   const ordered = [...series.entries()].sort(([a, x], [b, y]) => (a.startsWith('false') ? 1 : 0) - (b.startsWith('false') ? 1 : 0) || y.total - x.total || x.key.localeCompare(y.key)).map(([, s]) => s)
-  const q = dialect.sqlToQuery(query)
   return {
     dataset: req.dataset,
     split: split.name,
@@ -104,7 +101,7 @@ SELECT "bucket", "value", "is_top", sum("n") AS "n" FROM (
     series: ordered,
     total: ordered.reduce((a, s) => a + s.total, 0),
     elapsedMs: Math.round((performance.now() - started) * 100) / 100,
-    sql: { text: q.sql, params: q.params as SplitResult['sql']['params'] },
+    sql: statement(query),
   }
 }
 

@@ -5,7 +5,8 @@ import { parseCompareParams, type CompareMode } from '@/lib/view/compare'
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
 // style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
 // &cursor=… on a page reached by "Next", which reads rows after the previous page's last one;
-// &sort=-duration_ms sorts by an indexed column, `-` for descending, newest first when absent). Ranges are
+// &sort=-duration_ms sorts by an indexed column, `-` for descending, newest first when absent;
+// &live=1 tails the rows as they are written). Ranges are
 // presets relative to now (resolved per request, to the minute) or custom from/to, read in the
 // page's time zone unless they carry an offset. A parameter that cannot be used is replaced by its
 // default and named in a notice, so a mistyped link still opens a working page. The filter is
@@ -51,6 +52,8 @@ export interface ViewState {
   compare?: CompareMode
   /** Column the time charts are stacked by (`split=status_class`); none when absent. */
   split?: string
+  /** Live tail (`live=1`): the rows page shows rows as they are written instead of a range. */
+  live?: boolean
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>
@@ -116,7 +119,22 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
   } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
 
   return {
-    state: { dataset, range, from: range === 'custom' ? from : '', to: range === 'custom' ? to : '', filter: one(sp.filter), limit: limit.value, offset: offset.value, cursor: one(sp.cursor), tz, columns, sort, desc, ...compare.state },
+    state: {
+      dataset,
+      range,
+      from: range === 'custom' ? from : '',
+      to: range === 'custom' ? to : '',
+      filter: one(sp.filter),
+      limit: limit.value,
+      offset: offset.value,
+      cursor: one(sp.cursor),
+      tz,
+      columns,
+      sort,
+      desc,
+      ...compare.state,
+      ...(one(sp.live) === '1' ? { live: true } : {}),
+    },
     notices: [...notices, ...limit.notices, ...offset.notices, ...compare.notices],
   }
 
@@ -196,6 +214,7 @@ export function viewQuery(s: ViewState): string {
   if (s.tz !== UTC) q.set('tz', s.tz)
   if (s.compare) q.set('compare', s.compare)
   if (s.split) q.set('split', s.split)
+  if (s.live) q.set('live', '1')
   return q.toString()
 }
 

@@ -114,4 +114,14 @@ describe('links', () => {
     const href = viewHref('/query', state, { limit: 25, columns: ['url', 'action'], tz: 'America/New_York' })
     expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...state, limit: 25, columns: ['action', 'url'], tz: 'America/New_York' })
   })
+
+  it('keeps live tail mode (live=1) on its links, the filter links included, and drops it when asked', () => {
+    const live = parseViewState({ dataset: 'http', filter: "action = 'block'", live: '1' }).state
+    expect(live.live).toBe(true)
+    expect(parseViewState({ live: '0' }).state.live).toBeUndefined()
+    const href = viewHref('/query', live, { filter: "action = 'allow'" })
+    expect(href).toContain('&live=1')
+    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...live, filter: "action = 'allow'" })
+    expect(viewHref('/query', live, { live: false })).not.toContain('live')
+  })
 })

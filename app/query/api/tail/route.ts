@@ -1,0 +1,8 @@
+import { withAccess } from '@/lib/access/server'
+import { TailRequest } from '@/lib/query/schemas'
+import { runTail } from '@/lib/query/tail'
+
+export const dynamic = 'force-dynamic'
+
+// POST /query/api/tail - the rows written since a cursor (the live tail polls it)
+export const POST = withAccess('/query/api/tail', { body: TailRequest }, ({ body }) => runTail(body))
