@@ -12,10 +12,11 @@ export const definition: DatasetDef = {
     c('job', 'text', 'Job name (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts).'),
     c('trigger', 'text', 'What started it: cron (a cron route), cli (npm run job), http (an internal operation) or timer (the server\'s own hourly run).'),
     c('outcome', 'text', 'succeeded, failed, skipped (already running elsewhere), dry-run, running, or abandoned (the process running it died).'),
+    // The error next to the outcome, where a failed run is read: not last, past the screen's edge.
+    c('error', 'text', 'Why the run failed, when it did.'),
     c('duration_ms', 'number', 'How long the run took, in milliseconds.'),
     c('counts', 'json', 'What the run did, as counts (published, deleted, checks, changes…).'),
     c('summary', 'text', 'One line saying what the run did.'),
-    c('error', 'text', 'Why the run failed, when it did.'),
     demo,
   ],
   retentionDays: 90,
