@@ -1,15 +1,16 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { getDataset, type ColumnType, type DatasetDef } from '@/lib/datasets/catalog'
-import { rollupAligned, rollupDimensionFor, rollupHourOnly, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
+import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { checkFilter } from '@/lib/query/filter'
 import { FacetsRequest, resolveRange, type FacetsResult } from '@/lib/query/schemas'
-import { parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
+import { exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 
 // Facets: the top values of each categorical column (the columns the dataset's rollup groups by)
 // for a range and filter, with counts and their share. A column is read from the rollup when the
-// rollup can answer it exactly (whole-minute range, and the filter on no column or on that one
-// rollup column: lib/datasets/storage/rollups.ts rollupDimensionFor); every other column is
+// rollup can answer it exactly (whole-minute range, the filter on no column or on that one
+// rollup column: lib/datasets/storage/rollups.ts rollupDimensionFor, and for a column kept per hour
+// only, capped lists that left nothing out in the range); every other column is
 // counted within a bounded sample, the newest FACET_SAMPLE_ROWS matching rows of the range (read
 // backwards along the time index, so its cost is bounded by the limit, not the range). The
 // answer says which, and when the range held fewer rows than the limit the sample is all of them.
@@ -35,9 +36,10 @@ export async function runFacets(input: FacetsRequest, opts: ExecOptions = {}): P
   const columns = facetColumns(dataset)
   const fromRollup: Array<{ column: string; dimension: string }> = []
   const fromSample: string[] = []
+  // An hour-only column whose capped per-hour lists left values out is counted in the sample instead.
+  const exact = aligned ? await exactRollupColumns(spec, columns, from, to, opts) : new Set<string>()
   for (const column of columns) {
-    // An hour-only column keeps capped per-hour top lists: counted in the sample instead, exactly.
-    const dimension = aligned && !rollupHourOnly(spec, column) ? rollupDimensionFor(spec, { id: `facet_${column}`, kind: 'top', title: column, column, limit: req.values }, filter.columns) : null
+    const dimension = exact.has(column) ? rollupDimensionFor(spec, { id: `facet_${column}`, kind: 'top', title: column, column, limit: req.values }, filter.columns) : null
     if (dimension === null) fromSample.push(column)
     else fromRollup.push({ column, dimension })
   }

@@ -2,11 +2,11 @@ import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { AppError } from '@/lib/errors'
 import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
-import { rollupAligned, rollupDimensionFor, rollupHourOnly, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
+import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { typed } from '@/lib/query/facets'
 import { checkFilter } from '@/lib/query/filter'
 import { GROUP_SORTS, GroupByRequest, resolveRange, type GroupByResult } from '@/lib/query/schemas'
-import { parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
+import { exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 import { groupableColumns } from '@/lib/view/group-state'
 
 // Group by: the rows of a range and filter grouped by one or two columns, with the measures the
@@ -15,7 +15,8 @@ import { groupableColumns } from '@/lib/view/group-state'
 // database (LIMIT ≤ 200 groups), under the read-only role and statement timeout.
 //
 // One column that the rollup groups by, under a filter the rollup can answer (none, or on that
-// column) over a whole-minute range, is read from the rollup: count, and the error count and sums
+// column) over a whole-minute range, is read from the rollup (a column kept per hour only, when its
+// capped lists left nothing out in the range): count, and the error count and sums
 // the rollup keeps. Percentiles per group are not in the rollup (its histogram is of the totals),
 // so they are listed as omitted and read from the rows on request (`rows: true`) or when the sort
 // asks for them.
@@ -62,8 +63,10 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
   const spec = rollupSpec(dataset)
 
   // The rollup answers when one rollup column is grouped, the filter allows it, and the sort is not a percentile.
+  // An hour-only column only when its capped per-hour lists left nothing out over the range.
+  const eligible = !req.rows && opts.rollups !== false && req.by.length === 1 && req.sort !== 'p50' && req.sort !== 'p95' && rollupAligned(from, to)
   const dimension =
-    !req.rows && opts.rollups !== false && req.by.length === 1 && req.sort !== 'p50' && req.sort !== 'p95' && rollupAligned(from, to) && !rollupHourOnly(spec, req.by[0])
+    eligible && (await exactRollupColumns(spec, req.by, from, to, opts)).has(req.by[0])
       ? rollupDimensionFor(spec, { id: 'group', kind: 'top', title: '', column: req.by[0], limit: req.limit }, filter.columns)
       : null
   const fromRollup = dimension !== null

@@ -9,7 +9,7 @@ import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, ty
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { retentionDays } from '@/lib/datasets/storage/partitions'
-import { percentileFromHistogram, rollupDimensionFor, rollupHourOnly, rollupLeftOutSql, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/datasets/storage/rollups'
+import { percentileFromHistogram, rollupDimensionFor, rollupHourOnly, rollupLeftOutByDimensionSql, rollupLeftOutSql, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/datasets/storage/rollups'
 import {
   DashboardRequest,
   QueryRequest,
@@ -387,6 +387,18 @@ const filterClause = (filter: string | null) => (filter ? sql` WHERE (${sql.raw(
 
 export function selectList(dataset: DatasetDef): SQL {
   return sql.join(dataset.columns.map((c) => id(c.name)), sql`, `)
+}
+
+/**
+ * The columns the rollup can count exactly over [from, to): every dimension kept per minute, and an
+ * hour-only one when its capped per-hour lists left nothing out in the range (one small read of
+ * the rollup's 'other' rows). Facets and group-by read the others from the rows.
+ */
+export async function exactRollupColumns(spec: RollupSpec, columns: string[], from: Date, to: Date, opts: ExecOptions): Promise<Set<string>> {
+  const hourOnly = columns.filter((c) => rollupHourOnly(spec, c))
+  const capped = hourOnly.length ? await readOnly(opts, (session) => session.execute(rollupLeftOutByDimensionSql(spec, hourOnly, from, to))) : []
+  const leftOut = new Set(capped.map((r) => String(r.dimension)))
+  return new Set(columns.filter((c) => !leftOut.has(c)))
 }
 
 /** Runs `fn` in a read-only session as query_ro with a statement timeout, and maps database failures to AppErrors. */

@@ -64,8 +64,8 @@ for (const [width, height] of [
         await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–25 of ${ROWS.length}`)
         const facets = page.getByTestId('facets')
         await expect(facets).toBeVisible()
-        // The policy facet is exact from the rollup; the others are counted in every matching row
-        // (fewer than the sample's limit), the host too: the rollup keeps hosts per hour only, capped.
+        // The policy facet (the filtered column) is exact from the rollup; the others are counted in
+        // every matching row (fewer than the sample's limit): the rollup cannot filter them by policy.
         await expect(page.getByTestId('facets-source')).toContainText(`Counted in all ${ROWS.length} matching rows`)
         await expect(facet(page, 'policy_name')).toHaveAttribute('data-source', 'rollup')
         await expect(facet(page, 'http_host')).toHaveAttribute('data-source', 'sample')

@@ -267,16 +267,16 @@ describe(`query application pages (${driverName})`, () => {
 describe(`query facets and group-by (${driverName})`, () => {
   const routes = ROWS.reduce((m, r) => m.set(r.route, (m.get(r.route) ?? 0) + 1), new Map<string, number>())
 
-  it('POST facets counts each categorical column over the range: per-minute rollup columns from the rollup, hour-only ones from the rows', async () => {
+  it('POST facets counts each categorical column over the range from the rollup, hour-only ones too when their capped lists left nothing out', async () => {
     const res = await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY })
     expect(res.status).toBe(200)
     const body = await res.json()
     const facet = (column: string) => body.facets.find((f: { column: string }) => f.column === column)
     expect(facet('status')).toMatchObject({ source: 'rollup', total: 230, distinct: 2, values: [{ value: 200, count: 230 - ERRORS, share: (230 - ERRORS) / 230 }, { value: 503, count: ERRORS, share: ERRORS / 230 }] })
-    // route keeps capped per-hour top lists in the rollup: counted in the rows, exactly.
-    expect(facet('route').source).toBe('sample')
+    // route keeps capped per-hour top lists in the rollup; five routes fit, so they are exact there.
+    expect(facet('route').source).toBe('rollup')
     expect(Object.fromEntries(facet('route').values.map((v: { value: string; count: number }) => [v.value, v.count]))).toEqual(Object.fromEntries(routes))
-    expect(body.sample).toEqual({ limit: 10_000, rows: 230, complete: true })
+    expect(body.sample).toBeNull()
     expect((await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'nope = 1' })).status).toBe(400)
   })
 
@@ -295,9 +295,9 @@ describe(`query facets and group-by (${driverName})`, () => {
       const rows = ROWS.filter((r) => r.status === g.values[0])
       expect(g).toMatchObject({ count: rows.length, errors: rows.filter((r) => r.status >= 500).length })
     }
-    // route is hour-only in the rollup (capped top lists): grouped from the rows, exactly.
+    // route is hour-only in the rollup (capped top lists); nothing was left out, so from the rollup.
     const byRoute = await (await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['route'], sort: 'error_rate' })).json()
-    expect(byRoute).toMatchObject({ source: 'rows', groupCount: 5, total: 230 })
+    expect(byRoute).toMatchObject({ source: 'rollup', groupCount: 5, total: 230 })
     for (const g of byRoute.groups) {
       const rows = ROWS.filter((r) => r.route === g.values[0])
       expect(g).toMatchObject({ count: rows.length, errors: rows.filter((r) => r.status >= 500).length })
@@ -318,7 +318,7 @@ describe(`query facets and group-by (${driverName})`, () => {
   it('renders the top values beside the rows, with = and ≠ links that add to the filter', async () => {
     const html = await page(`/query?${custom}`)
     expect(html).toContain('Top values')
-    expect(html).toContain('Counted in all 230 matching rows (marked columns from the rollup).')
+    expect(html).toContain('Exact counts over the whole range, from the rollup.')
     expect(html).toContain(`data-testid="facet-value" data-count="${ERRORS}"`)
     expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%3D+503"`)
     expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%21%3D+503"`)

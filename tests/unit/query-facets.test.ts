@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setDatabase, type Database } from '@/lib/db/client'
 import { AppError } from '@/lib/errors'
-import { insertWithRollup } from '@/lib/datasets/storage/rollups'
+import { insertWithRollup, ROLLUP_TOP_PER_HOUR } from '@/lib/datasets/storage/rollups'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { FACET_SAMPLE_ROWS, facetColumns, runFacets } from '@/lib/query/facets'
 import { runGroupBy } from '@/lib/query/group-by'
@@ -20,6 +20,7 @@ let database: Database
 
 const DAY = '2026-03-10'
 const BIG_DAY = '2026-03-12'
+const CAPPED_DAY = '2026-03-14'
 const base = Date.parse(`${DAY}T00:00:00Z`)
 type Row = { time: Date; requestId: string; method: string; route: string; status: number; durationMs: number; clientIp: string; country: string | null; userAgent: string; apiKeyPresent: boolean; rateLimited: boolean; mcpTool: string | null }
 const ROWS: Row[] = Array.from({ length: 600 }, (_, i) => ({
@@ -42,6 +43,15 @@ const BIG: Row[] = Array.from({ length: FACET_SAMPLE_ROWS + 500 }, (_, i) => ({
   time: new Date(Date.parse(`${BIG_DAY}T00:00:00Z`) + i * 8000),
   requestId: `big-${i}`,
   route: i < 500 ? '/api/oldest' : `/api/b${i % 4}`,
+}))
+// One hour with more distinct routes than the rollup keeps per hour (ROLLUP_TOP_PER_HOUR), in one
+// batch: the route list of that hour leaves values out, so routes are counted from the rows.
+const CAPPED: Row[] = Array.from({ length: ROLLUP_TOP_PER_HOUR + 10 }, (_, i) => ({
+  ...ROWS[0],
+  time: new Date(Date.parse(`${CAPPED_DAY}T10:00:00Z`) + i * 30_000),
+  requestId: `capped-${i}`,
+  route: `/api/capped/${i}`,
+  status: i % 4 === 0 ? 503 : 200,
 }))
 const COLUMN: Record<string, keyof Row> = { route: 'route', status: 'status', client_ip: 'clientIp', country: 'country', user_agent: 'userAgent', mcp_tool: 'mcpTool', rate_limited: 'rateLimited', api_key_present: 'apiKeyPresent', method: 'method' }
 
@@ -102,6 +112,7 @@ beforeAll(async () => {
   await database.migrate()
   await database.db.execute(sql`TRUNCATE request_log, request_log_rollup, gateway_sessions, gateway_sessions_rollup RESTART IDENTITY`)
   await writeRequestLog(database.db, [...ROWS, ...BIG])
+  await writeRequestLog(database.db, CAPPED)
   await insertWithRollup(database.db, 'sessions', SESSIONS, ['row_hash', 'session_start_time'])
   setDatabase(database)
 }, 120_000)
@@ -112,16 +123,26 @@ afterAll(async () => {
 })
 
 describe(`facets (${driverName})`, () => {
-  it('reads every column the rollup keeps per minute from the rollup without a filter, and the hour-only ones (capped per hour) from the rows, with exact counts and shares', async () => {
+  it('reads every column from the rollup without a filter, the hour-only ones too when their capped lists left nothing out, with exact counts and shares', async () => {
     const r = await runFacets({ dataset: 'requests', dateFrom: DAY, dateTo: DAY })
-    const hourOnly = new Set(DATASETS.requests.rollup.hourOnly)
-    const perMinute = facetColumns(DATASETS.requests).filter((c) => !hourOnly.has(c))
     expect(r.facets.map((f) => f.column)).toEqual(facetColumns(DATASETS.requests))
-    expect(r.facets.filter((f) => f.source === 'rollup').map((f) => f.column)).toEqual(perMinute)
-    expect(r.facets.filter((f) => f.source === 'sample').map((f) => f.column)).toEqual(facetColumns(DATASETS.requests).filter((c) => hourOnly.has(c)))
-    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: ROWS.length, complete: true })
-    expect(r.statements.filter((s) => s.label.endsWith('from the rollup')).map((s) => s.label)).toEqual(perMinute.map((c) => `${c}, from the rollup`))
+    expect(r.facets.every((f) => f.source === 'rollup')).toBe(true)
+    expect(r.sample).toBeNull()
+    expect(r.statements.map((s) => s.label)).toEqual(facetColumns(DATASETS.requests).map((c) => `${c}, from the rollup`))
     for (const f of r.facets) expectFacet(f, ROWS)
+  })
+
+  it('counts an hour-only column from the rows where its capped per-hour list left values out, and the rest from the rollup', async () => {
+    expect(DATASETS.requests.rollup.hourOnly).toContain('route')
+    const r = await runFacets({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, values: 20 })
+    expect(r.facets.filter((f) => f.source === 'sample').map((f) => f.column)).toEqual(['route'])
+    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: CAPPED.length, complete: true })
+    for (const f of r.facets) expectFacet(f, CAPPED, 20)
+    const byRoute = await runGroupBy({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, by: ['route'], limit: 200 })
+    expect(byRoute.source).toBe('rows')
+    expect(byRoute.groupCount).toBe(CAPPED.length)
+    expect(byRoute.groups.every((g) => g.count === 1)).toBe(true)
+    expect((await runGroupBy({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, by: ['status'] })).source).toBe('rollup')
   })
 
   it('reads the filtered column from the rollup and the others from a sample that is every row when the range holds fewer than the limit', async () => {

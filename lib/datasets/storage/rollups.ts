@@ -360,6 +360,14 @@ export function rollupLeftOutSql(spec: RollupSpec, dimension: string, from: Date
   return sql`SELECT coalesce(sum("rows"), 0) AS "left_out" FROM ${id(spec.table)} WHERE "dimension" = ${dimension} AND "grain" = 'other' AND "bucket" >= ${ceilTo(from, HOUR_MS).toISOString()}::timestamptz AND "bucket" < ${floorTo(to, HOUR_MS).toISOString()}::timestamptz`
 }
 
+/** The hour-only dimensions among `dimensions` whose capped lists left rows out over the whole hours of [from, to). */
+export function rollupLeftOutByDimensionSql(spec: RollupSpec, dimensions: string[], from: Date, to: Date): SQL {
+  return sql`SELECT "dimension", sum("rows") AS "left_out" FROM ${id(spec.table)} WHERE "grain" = 'other' AND "dimension" IN (${sql.join(
+    dimensions.map((d) => sql`${d}`),
+    sql`, `,
+  )}) AND "bucket" >= ${ceilTo(from, HOUR_MS).toISOString()}::timestamptz AND "bucket" < ${floorTo(to, HOUR_MS).toISOString()}::timestamptz GROUP BY 1 HAVING sum("rows") > 0`
+}
+
 /** Upper bound of duration bucket k (ms); Infinity for the overflow bucket. */
 function bucketBounds(k: number): [number, number] {
   if (k <= 0) return [0, 1]
