@@ -5,7 +5,7 @@ import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/
 import { AppError } from '@/lib/errors'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { CompareRequest, resolveRange, type CompareResult } from '@/lib/query/schemas'
-import { parse, readOnly, runDashboard, runHistogram, statement, whereSql, type DashboardResult, type ExecOptions, type HistogramResult } from '@/lib/query/service'
+import { exactRollupColumns, parse, readOnly, runDashboard, runHistogram, statement, whereSql, type DashboardResult, type ExecOptions, type HistogramResult } from '@/lib/query/service'
 import { runSplit, type SplitResult } from '@/lib/query/split'
 import { baselineRange, type CompareMode } from '@/lib/view/compare'
 
@@ -14,8 +14,9 @@ import { baselineRange, type CompareMode } from '@/lib/view/compare'
 // categorical column (the dataset's rollup dimensions), the values whose share of the rows moved
 // most between the two windows.
 //
-// A column's shares come from its rollup rows when both windows are whole minutes and the filter is
-// on no column or on that column (exact); else from the rows, at most COMPARE_SAMPLE_ROWS of each
+// A column's shares come from its rollup rows when both windows are whole minutes, the filter is
+// on no column or on that column, and (a column kept per hour only) its capped lists left nothing
+// out in either window: exact; else from the rows, at most COMPARE_SAMPLE_ROWS of each
 // window (the newest first, through the time index), and the column says it was sampled.
 
 export { CompareRequest, type CompareResult } from '@/lib/query/schemas'
@@ -36,10 +37,9 @@ interface Window {
 }
 
 /** One statement: each value's rows in the current (p = 0) and baseline (p = 1) windows, the `top` largest share moves. */
-function changesSql(dataset: DatasetDef, column: string, current: Window, baseline: Window, filter: CheckedFilter, top: number, opts: CompareOptions): { query: SQL; source: 'rollup' | 'rows' } {
+function changesSql(dataset: DatasetDef, column: string, current: Window, baseline: Window, filter: CheckedFilter, top: number, opts: CompareOptions & { exact: boolean }): { query: SQL; source: 'rollup' | 'rows' } {
   const spec = rollupSpec(dataset)
-  const aligned = rollupAligned(current.from, current.to) && rollupAligned(baseline.from, baseline.to)
-  const dimension = opts.rollups !== false && aligned ? rollupDimensionFor(spec, 'count', [...filter.columns, column]) : null
+  const dimension = opts.exact ? rollupDimensionFor(spec, { id: `changes_${column}`, kind: 'top', title: column, column, limit: top }, filter.columns) : null
   const c = id(column)
   const where = filter.sql ? sql` WHERE (${sql.raw(filter.sql)})` : sql``
   const part = (p: number, w: Window) =>
@@ -70,13 +70,18 @@ export async function runCompare(input: CompareRequest, opts: CompareOptions = {
   const unknown = columns.filter((c) => !dataset.rollup.dimensions.includes(c))
   if (unknown.length) throw new AppError('invalid_input', `columns: not categorical columns of ${dataset.id}: ${unknown.join(', ')} (allowed: ${dataset.rollup.dimensions.join(', ')})`)
   const started = performance.now()
+  // Columns the rollup counts exactly in both windows (an hour-only one: when its capped lists left nothing out).
+  const spec = rollupSpec(dataset)
+  const aligned = opts.rollups !== false && rollupAligned(from, to) && rollupAligned(baseline.from, baseline.to)
+  const [inRange, inBaseline] = aligned ? await Promise.all([exactRollupColumns(spec, columns, from, to, opts), exactRollupColumns(spec, columns, baseline.from, baseline.to, opts)]) : [new Set<string>(), new Set<string>()]
+  const exact = new Set([...inRange].filter((c) => inBaseline.has(c)))
   const range = { dataset: req.dataset, filter: req.filter }
   const [histogram, baselineHistogram, changes] = await Promise.all([
     runHistogram({ ...range, dateFrom: from.toISOString(), dateTo: to.toISOString() }, opts),
     runHistogram({ ...range, dateFrom: baseline.from.toISOString(), dateTo: baseline.to.toISOString() }, opts),
     Promise.all(
       columns.map(async (column) => {
-        const { query, source } = changesSql(dataset, column, { from, to }, baseline, filter, req.top, opts)
+        const { query, source } = changesSql(dataset, column, { from, to }, baseline, filter, req.top, { ...opts, exact: exact.has(column) })
         const rows = await readOnly(opts, (session) => session.execute(query))
         const currentTotal = Number(rows[0]?.current_total ?? 0)
         const baselineTotal = Number(rows[0]?.baseline_total ?? 0)

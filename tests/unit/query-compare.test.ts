@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { setDatabase, type Database } from '@/lib/db/client'
+import { ROLLUP_TOP_PER_HOUR } from '@/lib/datasets/storage/rollups'
 import { AppError } from '@/lib/errors'
 import { runCompare } from '@/lib/query/compare'
 import { writeRequestLog } from '@/lib/request-log/store'
@@ -25,6 +26,9 @@ const BASELINE = Array.from({ length: 200 }, (_, i) => row(at(BEFORE, i * 7 * 60
 // The day itself: 300 rows 4 minutes 30 s apart (off the minute); 500 every 4th, 302 every 9th, five routes.
 const CURRENT = Array.from({ length: 300 }, (_, i) => row(at(DAY, i * 270_000 + 30_000), i, i % 4 === 0 ? 500 : i % 9 === 0 ? 302 : 200, `/api/r${i % 5}`))
 const ALL = [...BASELINE, ...CURRENT]
+// A later day with more distinct routes in one hour than the rollup keeps per hour (written as one batch).
+const CAPPED_DAY = '2026-01-20'
+const CAPPED = Array.from({ length: ROLLUP_TOP_PER_HOUR + 10 }, (_, i) => row(at(CAPPED_DAY, 10 * 3_600_000 + i * 30_000), i, i % 3 === 0 ? 500 : 200, `/api/capped/${i}`))
 
 type Row = (typeof ALL)[number]
 const within = (rows: Row[], from: string, to: string) => rows.filter((r) => r.time.getTime() >= Date.parse(from) && r.time.getTime() < Date.parse(to))
@@ -63,6 +67,7 @@ beforeAll(async () => {
   await database.migrate()
   await database.db.execute(sql`TRUNCATE request_log, request_log_rollup RESTART IDENTITY`)
   await writeRequestLog(database.db, ALL)
+  await writeRequestLog(database.db, CAPPED)
   setDatabase(database)
 }, 60_000)
 
@@ -122,9 +127,9 @@ describe(`runCompare (${driverName})`, () => {
       const byColumn = Object.fromEntries(r.changes.map((c) => [c.column, c]))
       for (const [column, value] of [['status', (x: Row) => String(x.status)], ['route', (x: Row) => x.route]] as const) {
         const got = byColumn[column]
-        // An hour-only (capped) dimension's lists do not partition the rows: those columns read the rows.
-        const hourOnly = (DATASETS.requests.rollup as { hourOnly?: string[] }).hourOnly ?? []
-        expect(got.source).toBe(rollups && !hourOnly.includes(column) ? 'rollup' : 'rows')
+        // route is kept per hour only, capped; its lists left nothing out here, so the rollup is exact.
+        expect(DATASETS.requests.rollup.hourOnly).toContain('route')
+        expect(got.source).toBe(rollups ? 'rollup' : 'rows')
         expect(got.sampled).toBe(false)
         expect([got.currentTotal, got.baselineTotal]).toEqual([CURRENT.length, BASELINE.length])
         const want = expectedChanges(CURRENT, BASELINE, value).slice(0, 3)
@@ -153,6 +158,20 @@ describe(`runCompare (${driverName})`, () => {
     expect([sampled.changes[0].currentTotal, sampled.changes[0].baselineTotal]).toEqual([10, 10])
     const newest = (rows: Row[]) => [...rows].sort((a, b) => b.time.getTime() - a.time.getTime()).slice(0, 10)
     expect(sampled.changes[0].values.map((v) => [v.value, v.current, v.baseline])).toEqual(expectedChanges(newest(current), newest(baseline), (x) => String(x.status)).slice(0, 5).map((v) => [v.value, v.current, v.baseline]))
+  })
+
+  it('reads an hour-only column from the rows when its capped lists left values out in either window', async () => {
+    const r = await runCompare({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, compare: 'day', columns: ['route', 'status'], top: 3 })
+    const byColumn = Object.fromEntries(r.changes.map((c) => [c.column, c]))
+    expect(byColumn.route.source).toBe('rows')
+    expect(byColumn.status.source).toBe('rollup')
+    expect([byColumn.route.currentTotal, byColumn.route.baselineTotal]).toEqual([CAPPED.length, 0])
+    // Nothing the day before: each value's move is its share now, largest first.
+    const errors = CAPPED.filter((x) => x.status === 500).length
+    expect(byColumn.status.values.map((v) => [v.value, v.current, v.baseline])).toEqual([
+      ['200', CAPPED.length - errors, 0],
+      ['500', errors, 0],
+    ])
   })
 
   it('refuses a column that is not categorical', async () => {
