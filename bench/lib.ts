@@ -58,3 +58,14 @@ export async function pairedMedians(runs: number, a: () => Promise<unknown>, b: 
 }
 
 export type Scenario = { name: string; run: () => Promise<BenchRow[]> }
+
+/** Relations a plan reads without an index: sequential scans of dataset rows (not of rollups). */
+export function seqScans(plan: unknown): string[] {
+  const found: string[] = []
+  const walk = (node: Record<string, unknown>) => {
+    if (node['Node Type'] === 'Seq Scan' && !String(node['Relation Name']).includes('_rollup')) found.push(String(node['Relation Name']))
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child)
+  }
+  walk((plan as Array<{ Plan: Record<string, unknown> }>)[0].Plan)
+  return found
+}

@@ -10,7 +10,7 @@
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
-import { pairedMedians, type BenchRow, type Scenario } from '../lib'
+import { pairedMedians, seqScans, type BenchRow, type Scenario } from '../lib'
 import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../test-support/access-keys'
 import { startApp } from '../../test-support/app'
 import { seed } from '../../lib/datasets/storage/seed'
@@ -25,17 +25,6 @@ interface Statement {
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-
-/** Relations a plan reads without an index: sequential scans of dataset rows (not of rollups). */
-function seqScans(plan: unknown): string[] {
-  const found: string[] = []
-  const walk = (node: Record<string, unknown>) => {
-    if (node['Node Type'] === 'Seq Scan' && !String(node['Relation Name']).includes('_rollup')) found.push(String(node['Relation Name']))
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child)
-  }
-  walk((plan as Array<{ Plan: Record<string, unknown> }>)[0].Plan)
-  return found
-}
 
 async function run(): Promise<BenchRow[]> {
   const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_bench'

@@ -18,7 +18,7 @@ import { getTableColumns } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
-import { medianMs, pairedMedians, type BenchRow, type Scenario } from '../lib'
+import { medianMs, pairedMedians, seqScans, type BenchRow, type Scenario } from '../lib'
 import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../test-support/access-keys'
 import { startApp } from '../../test-support/app'
 import { gatewayDns } from '../../lib/datasets/dns/tables'
@@ -68,17 +68,6 @@ async function ensureSeeded(pool: pg.Pool, db: ReturnType<typeof drizzle>): Prom
     writeFileSync(SEED_TIMES, JSON.stringify(times, null, 2))
   }
   return times
-}
-
-/** Relations a plan reads without an index: sequential scans of dataset rows (not of rollups). */
-function seqScans(plan: unknown): string[] {
-  const found: string[] = []
-  const walk = (node: Record<string, unknown>) => {
-    if (node['Node Type'] === 'Seq Scan' && !String(node['Relation Name']).includes('_rollup')) found.push(String(node['Relation Name']))
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child)
-  }
-  walk((plan as Array<{ Plan: Record<string, unknown> }>)[0].Plan)
-  return found
 }
 
 async function run(): Promise<BenchRow[]> {
