@@ -21,7 +21,7 @@ import { baselineRange, type CompareMode } from '@/lib/view/compare'
 
 export { CompareRequest, type CompareResult } from '@/lib/query/schemas'
 
-export const COMPARE_SAMPLE_ROWS = 50_000
+export const COMPARE_SAMPLE_ROWS = 10_000
 const id = (name: string) => sql`${sql.identifier(name)}`
 
 export interface CompareOptions extends ExecOptions {
