@@ -51,7 +51,8 @@ function exact(column: GridColumn, value: CellValue): string {
 export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sortColumns }: GridProps) {
   const router = useRouter()
   const dialog = useRef<HTMLDialogElement>(null)
-  const [open, setOpen] = useState<number | null>(null)
+  // The row shown in the dialog, kept as it was opened: a live tail adds rows above it meanwhile.
+  const [open, setOpen] = useState<{ row: Row; number: number } | null>(null)
   const [copied, setCopied] = useState<string | null>(null)
 
   const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) => viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
@@ -68,7 +69,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
   }
 
   function show(i: number) {
-    setOpen(i)
+    setOpen({ row: rows[i], number: firstRow + i })
     setCopied(null)
     dialog.current?.showModal()
   }
@@ -78,7 +79,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
     setCopied(name)
   }
 
-  const detail = open === null ? null : rows[open]
+  const detail = open?.row ?? null
   return (
     <>
       <div className={styles.tableWrap} data-testid="rows">
@@ -126,7 +127,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
         {detail ? (
           <>
             <div className={styles.dialogHead}>
-              <h2 id="row-detail-title">Row {formatCount(firstRow + open!)}</h2>
+              <h2 id="row-detail-title">Row {formatCount(open!.number)}</h2>
               <span className={styles.hint} aria-live="polite">
                 {copied ? `Copied ${copied}.` : ''}
               </span>
