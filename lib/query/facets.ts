@@ -4,7 +4,7 @@ import { getDataset, type ColumnType, type DatasetDef } from '@/lib/datasets/cat
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { checkFilter } from '@/lib/query/filter'
 import { FacetsRequest, resolveRange, type FacetsResult } from '@/lib/query/schemas'
-import { exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
+import { columnValue, exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 
 // Facets: the top values of each categorical column (the columns the dataset's rollup groups by)
 // for a range and filter, with counts and their share. A column is read from the rollup when the
@@ -72,7 +72,7 @@ ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint
       const facet = byColumn.get(column) ?? { column, source, total: Number(r.total), distinct: Number(r.distinct), values: [] }
       byColumn.set(column, facet)
       const count = Number(r.count)
-      facet.values.push({ value: typed(typeOf(dataset, column), r.value), count, share: facet.total ? count / facet.total : 0 })
+      facet.values.push({ value: columnValue(typeOf(dataset, column), r.value), count, share: facet.total ? count / facet.total : 0 })
     }
   }
   collect(rollupRows, 'rollup')
@@ -100,19 +100,4 @@ function topOfRelation(column: string, relation: SQL, count: SQL, where: SQL, va
 
 function typeOf(dataset: DatasetDef, column: string): ColumnType {
   return dataset.columns.find((c) => c.name === column)?.type ?? 'text'
-}
-
-/** A jsonb value as the driver hands it back, as the column's JSON value. */
-export function typed(type: ColumnType, v: unknown): string | number | boolean | null {
-  if (v === null || v === undefined) return null
-  switch (type) {
-    case 'integer':
-    case 'bigint':
-    case 'number':
-      return Number(v)
-    case 'boolean':
-      return typeof v === 'boolean' ? v : v === 'true' || v === 't'
-    default:
-      return String(v)
-  }
 }

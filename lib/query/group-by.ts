@@ -3,10 +3,9 @@ import { sql, type SQL } from 'drizzle-orm'
 import { AppError } from '@/lib/errors'
 import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
-import { typed } from '@/lib/query/facets'
 import { checkFilter } from '@/lib/query/filter'
 import { GROUP_SORTS, GroupByRequest, resolveRange, type GroupByResult } from '@/lib/query/schemas'
-import { exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
+import { columnValue, exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 import { groupableColumns } from '@/lib/view/group-state'
 
 // Group by: the rows of a range and filter grouped by one or two columns, with the measures the
@@ -118,7 +117,7 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
     measures: { errors: m.errors ? { label: m.errors.label, condition: m.errors.condition } : null, duration: m.duration ?? null, sums: m.sums ?? [] },
     omitted,
     groups: rows.map((r) => ({
-      values: req.by.map((_, i) => typed(types[i], r[`g${i}`])),
+      values: req.by.map((_, i) => columnValue(types[i], r[`g${i}`])),
       count: Number(r.count),
       errors: errorsAvailable ? num(r.errors) : null,
       errorRate: errorsAvailable ? num(r.error_rate) : null,

@@ -253,7 +253,7 @@ async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): 
     case 'breakdown':
     case 'top': {
       const type = columnType(range.dataset, panel.column)
-      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: normalise(type, r.value), count: Number(r.count) })), ...approximate }
+      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: columnValue(type, r.value), count: Number(r.count) })), ...approximate }
     }
     case 'latency': {
       const figures = source === 'rollup' ? latencyFromHistogram(rows) : latencyFromRows(rows[0] ?? {})
@@ -489,12 +489,12 @@ function columnType(dataset: DatasetDef, name: string): ColumnType {
 
 export function normaliseRow(dataset: DatasetDef, row: ResultRow): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {}
-  for (const c of dataset.columns) out[c.name] = normalise(c.type, row[c.name])
+  for (const c of dataset.columns) out[c.name] = columnValue(c.type, row[c.name])
   return out
 }
 
 /** Driver-independent JSON values: drivers differ on int8 (string or number) and timestamps. */
-function normalise(type: ColumnType, v: unknown): string | number | boolean | null {
+export function columnValue(type: ColumnType, v: unknown): string | number | boolean | null {
   if (v === null || v === undefined) return null
   switch (type) {
     case 'timestamp':

@@ -12,6 +12,7 @@ import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
 import { INJECTION_CORPUS } from '@/test-support/injection-corpus'
 import { requestLogEntry } from '@/test-support/request-log-entry'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
+import { appError } from '@/test-support/app-error'
 
 // The query application's data functions against a real database: PGlite in memory by default,
 // or Postgres through node-postgres or the Neon driver (test-support/query-database.ts).
@@ -37,16 +38,6 @@ const EDGES = [
   { time: new Date('2026-01-09T23:59:59Z'), requestId: 'fx-prev-day', method: 'GET', route: '/api/edge', status: 203, durationMs: 1000, clientIp: null },
 ]
 const DAY_ROWS = MAIN.length + 1
-
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof AppError) return error
-    throw error
-  }
-  throw new Error('expected an AppError')
-}
 
 /** Runs a statement as reported (text and parameters) through the driver itself. */
 async function replay(statement: { text: string; params: unknown[] }): Promise<Array<Record<string, unknown>>> {

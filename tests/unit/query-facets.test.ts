@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/errors'
 import { insertWithRollup, ROLLUP_TOP_PER_HOUR } from '@/lib/datasets/storage/rollups'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { FACET_SAMPLE_ROWS, facetColumns, runFacets } from '@/lib/query/facets'
@@ -10,6 +9,7 @@ import { writeRequestLog } from '@/lib/request-log/store'
 import { runQuery } from '@/lib/query/service'
 import { addClause, valueClause } from '@/lib/view/drilldown'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
+import { appError } from '@/test-support/app-error'
 
 // Facets and group-by against a real database (PGlite by default; Postgres with
 // QUERY_TEST_DATABASE_URL, as scripts/test.mjs runs it): every figure is checked against one
@@ -78,16 +78,6 @@ function percentile(values: number[], p: number): number {
   const rank = p * (s.length - 1)
   const lo = Math.floor(rank)
   return lo === rank ? s[lo] : s[lo] + (rank - lo) * (s[lo + 1] - s[lo])
-}
-
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof AppError) return error
-    throw error
-  }
-  throw new Error('expected an AppError')
 }
 
 /** Checks one facet against the rows it counts: totals, distinct values, and a true top list. */

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setDatabase, type Database } from '@/lib/db/client'
-import { AppError } from '@/lib/errors'
 import { writeRequestLog } from '@/lib/request-log/store'
 import { TAIL_BACKFILL_MS, TAIL_LATE_MS, runTail } from '@/lib/query/tail'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
+import { appError } from '@/test-support/app-error'
 
 // The live tail's API against a real database (PGlite by default; Postgres with
 // QUERY_TEST_DATABASE_URL): rows come back in the order they were written, only once, bounded by
@@ -33,16 +33,6 @@ const row = (time: number, over: Partial<{ route: string; status: number }> = {}
 const write = (rows: ReturnType<typeof row>[]) => writeRequestLog(database.db, rows)
 const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => r.request_id)
 const written = (rows: Array<ReturnType<typeof row>>) => rows.map((r) => r.requestId)
-
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof AppError) return error
-    throw error
-  }
-  throw new Error('expected an AppError')
-}
 
 beforeAll(async () => {
   testDatabase = await openTestDatabase('tail')
