@@ -1,38 +1,53 @@
-// The layering of the code, checked by `npm run lint` (depcruise). Rooms and what each may use:
+// The layering of the code, checked by `npm run lint` (depcruise for files, scripts/lint-layers.mjs
+// for cycles between lib/ folders). Every lib/ folder and top-level file sits in one layer and
+// imports only from its own layer or those below it:
 //
-//   leaves          lib/errors.ts, lib/log.ts, lib/process-slot.ts, lib/http/headers.ts,
-//                   lib/jobs/names.ts (job ids and default schedules), lib/config.ts, lib/db/
-//   infrastructure  the leaves, lib/upstream/, lib/dns/, lib/redis.ts, lib/timeout.ts,
-//                   lib/circuit-breaker.ts, drizzle/ — never import a feature
-//   features        the domains (lib/<domain>/), lib/alerts, lib/datasets, lib/ingest, lib/query,
-//                   lib/request-log, lib/jobs, lib/health, lib/mcp, lib/access
-//   browser-safe    lib/view/, components/**/*-client.tsx — no server module
-//   wiring          lib/startup.ts (the composition root), app/, proxy.ts, instrumentation.ts
+//   vocabulary      errors, log, process slots, config, support contacts, lib/http (headers, error
+//                   bodies, the operation and route envelope)
+//   infrastructure  lib/db (a leaf), lib/redis.ts, lib/upstream, lib/dns, lib/ratelimit, timeout,
+//                   circuit breaker, shutdown, drizzle/
+//   domains         the eleven API domains (lib/<domain>/), lib/datasets, lib/view (browser-safe)
+//   surfaces        REST operations (lib/operations.ts), lib/openapi, lib/mcp, the query engine
+//                   (lib/query, lib/saved-views, lib/ingest, lib/access), lib/request-log,
+//                   lib/health, lib/jobs, lib/alerts
+//   wiring          lib/gate (API and query gates), lib/startup.ts (the composition root), app/,
+//                   proxy.ts, instrumentation.ts
 //
 // bench/, scripts/ and tests/ share test-support/ (loopback fakes, the app launcher); bench/ and
 // scripts/ never import tests/.
 
-const FEATURES = '^lib/(access|alerts|blog|bookings|datasets|deviceos|directory|domains|generate|health|ingest|ipcheck|jobs|mcp|office|pds|policies|query|request-log|view)/'
-const INFRA = '^(lib/(db|upstream|dns)/|lib/(config|log|errors|process-slot|redis|timeout|circuit-breaker)\\.ts$|drizzle/)'
+const LAYERS = {
+  vocabulary: ['lib/(errors|log|process-slot|config|support)\\.ts$', 'lib/http/'],
+  infrastructure: ['lib/(db|upstream|dns|ratelimit)/', 'lib/(redis|timeout|circuit-breaker|shutdown)\\.ts$', 'drizzle/'],
+  domains: ['lib/(blog|bookings|deviceos|directory|domains|generate|ipcheck|office|pds|policies|datasets|view)/'],
+  surfaces: ['lib/operations\\.ts$', 'lib/(openapi|mcp|query|saved-views|ingest|access|request-log|health|jobs|alerts)/'],
+  wiring: ['lib/gate/', 'lib/startup\\.ts$', 'app/', 'components/', 'proxy\\.ts$', 'instrumentation\\.ts$'],
+}
+const NAMES = Object.keys(LAYERS)
+const pattern = (names) => `^(${names.flatMap((n) => LAYERS[n]).join('|')})`
+// One rule per layer: nothing in it imports from a layer above it.
+const layerRules = NAMES.slice(0, -1).map((name, i) => ({
+  name: `${name}-imports-nothing-above-it`,
+  severity: 'error',
+  comment: `The ${name} layer imports only from ${NAMES.slice(0, i + 1).join(', ')}.`,
+  from: { path: pattern([name]) },
+  to: { path: pattern(NAMES.slice(i + 1)) },
+}))
+// Every lib/ module is in a layer.
+const ALL = pattern(NAMES)
 // Server-only modules a browser bundle must never reach.
-const SERVER = '^(lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
+const SERVER = '^(lib/saved-views/(views|tables)|lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
 
 module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'Import cycles make start-up order and bundling fragile.', from: {}, to: { circular: true } },
+    ...layerRules,
     {
-      name: 'leaves-import-no-app-code',
+      name: 'every-lib-module-in-a-layer',
       severity: 'error',
-      comment: 'Errors, log, header names, process slots and job ids are the vocabulary everything else uses: they import no application module (the log reads its level from config).',
-      from: { path: '^lib/(errors|log|process-slot)\\.ts$|^lib/http/headers\\.ts$|^lib/jobs/names\\.ts$' },
-      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(process-slot|config)\\.ts$' },
-    },
-    {
-      name: 'config-is-a-leaf',
-      severity: 'error',
-      comment: 'Config reads the environment; it may name jobs (their default schedules are configuration) and nothing else of the application.',
-      from: { path: '^lib/config\\.ts$' },
-      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/jobs/(names|schedule)\\.ts$' },
+      comment: 'A new lib/ folder or top-level file is given a layer in LAYERS above.',
+      from: { path: '^lib/', pathNot: ALL },
+      to: {},
     },
     {
       name: 'db-is-a-leaf',
@@ -42,11 +57,11 @@ module.exports = {
       to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(db/|config\\.ts|log\\.ts|process-slot\\.ts|errors\\.ts)' },
     },
     {
-      name: 'infrastructure-imports-no-feature',
+      name: 'vocabulary-core-imports-no-app-code',
       severity: 'error',
-      comment: 'Lower layers are told what they need at start-up (registrations), they do not import features.',
-      from: { path: INFRA, pathNot: '^lib/config\\.ts$' },
-      to: { path: FEATURES },
+      comment: 'Errors, log, header names and process slots are what everything else uses: they import no application module (the log reads its level from config).',
+      from: { path: '^lib/(errors|log|process-slot)\\.ts$|^lib/http/headers\\.ts$' },
+      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(process-slot|config)\\.ts$' },
     },
     {
       name: 'browser-code-imports-no-server-module',

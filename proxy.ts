@@ -1,8 +1,8 @@
 import { NextResponse, type NextRequest } from 'next/server'
-import { queryGate } from '@/lib/access/gate'
+import { queryGate } from '@/lib/gate/query'
 import { isQueryAppHost } from '@/lib/access/query-host'
-import { edgeResponse, forwardedHeaders } from '@/lib/http/edges'
-import { addCorsPolicy, apiGate, requestIdFrom } from '@/lib/http/gate'
+import { edgeResponse, forwardedHeaders } from '@/lib/gate/edges'
+import { addCorsPolicy, apiGate, requestIdFrom } from '@/lib/gate/api'
 import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { REQUEST_ID_HEADER } from '@/lib/http/headers'
 

@@ -22,9 +22,11 @@ async function startServices() {
     const { lockDirectory } = await import('@/lib/db/directory-lock')
     lockDirectory(config.PGLITE_DIR)
   }
-  // Settings that name datasets are checked by the datasets room; a bad name stops start-up.
+  // Settings that name datasets or jobs are checked by their rooms; a bad name stops start-up.
   const { checkRetentionSetting } = await import('@/lib/datasets/storage/partitions')
   checkRetentionSetting(config)
+  const { jobSchedules } = await import('@/lib/jobs/schedule')
+  jobSchedules(config.JOB_SCHEDULES)
   // What server.mjs prints at start: the surfaces' addresses and what the process runs on.
   const { describeTarget } = await import('@/lib/db/client')
   const { accessMode } = await import('@/lib/access/policy')
@@ -48,7 +50,7 @@ async function startServices() {
     requestLog: describeRequestLog(),
   }))
   // What server.mjs needs from the application: each request's body limit and the grace period.
-  const { addBodyLimitRule, registerBodyLimit } = await import('@/lib/http/body-limit')
+  const { addBodyLimitRule, registerBodyLimit } = await import('@/lib/gate/body-limit')
   const { ingestBodyLimit } = await import('@/lib/ingest/logpush')
   addBodyLimitRule(ingestBodyLimit)
   const { setShutdownSettings } = await import('@/lib/shutdown')
@@ -61,7 +63,7 @@ async function startServices() {
   // it (migrations, a first start's demo rows) on a request's path stalled every other request for
   // seconds.
   const { getReadyDatabase, onDatabaseReady } = await import('@/lib/db/client')
-  // The embedded database's first start gets the demonstration rows (lib/datasets/storage/demo.ts).
+  // The embedded database's first start gets the demonstration rows (lib/datasets/demo.ts).
   // Today's and the next days' partitions exist before the first row arrives.
   onDatabaseReady(async (database) => {
     const { maintainPartitions } = await import('@/lib/datasets/storage/partitions')
@@ -70,7 +72,7 @@ async function startServices() {
   onDatabaseReady(async (database, { firstStart }) => {
     const rows = database.driver === 'pglite' ? config.QUERY_DEMO_ROWS : 0
     if (!firstStart || rows === 0) return
-    const { seedDemoRows } = await import('@/lib/datasets/storage/demo')
+    const { seedDemoRows } = await import('@/lib/datasets/demo')
     const t0 = performance.now()
     await seedDemoRows(database, rows)
     log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: rows, ms: Math.round(performance.now() - t0) })

@@ -8,8 +8,8 @@ import { parseArgs } from 'node:util'
 import { config } from '@/lib/config'
 import { createDatabase, describeTarget } from '@/lib/db/client'
 import { DATASET_IDS, type DatasetId } from '@/lib/datasets/catalog'
-import { removeDemoRows } from '@/lib/datasets/storage/demo'
-import { seed } from '@/lib/datasets/storage/seed'
+import { removeDemoRows } from '@/lib/datasets/demo'
+import { seed } from '@/lib/datasets/seed'
 
 async function main() {
   const { values } = parseArgs({

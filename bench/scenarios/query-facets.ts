@@ -13,7 +13,7 @@ import pg from 'pg'
 import { pairedMedians, seqScans, type BenchRow, type Scenario } from '../lib'
 import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../../test-support/access-keys'
 import { startApp } from '../../test-support/app'
-import { seed } from '../../lib/datasets/storage/seed'
+import { seed } from '../../lib/datasets/seed'
 import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 
 const REQUEST_ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000)

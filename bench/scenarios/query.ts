@@ -26,7 +26,7 @@ import { verifyAccessToken } from '../../lib/access/verify'
 import { DATASET_IDS, DATASETS, type DatasetId } from '../../lib/datasets/catalog'
 import { checkFilterSync, loadFilterParser } from '../../lib/query/filter'
 import { parseBatch } from '../../lib/ingest/logpush'
-import { seed } from '../../lib/datasets/storage/seed'
+import { seed } from '../../lib/datasets/seed'
 import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 
 // BENCH_QUERY_ROWS: fewer `requests` rows for a quick run (gateway datasets get a tenth of it).

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation'
 import { useId, useState } from 'react'
-import { describeCondition, MAX_WINDOW_MINUTES, METRIC_LABELS, METRICS, MIN_WINDOW_MINUTES, OPS, type Condition, type Metric } from '@/lib/alerts/condition'
+import { describeCondition, MAX_WINDOW_MINUTES, METRIC_LABELS, METRICS, MIN_WINDOW_MINUTES, OPS, type Condition, type Metric } from '@/lib/saved-views/condition'
 import { apiError } from './save-view-client'
 import styles from './query.module.css'
 

@@ -1,9 +1,11 @@
 import { config } from '@/lib/config'
 import { localOperatorState } from '@/lib/access/local-operator'
 import type { AccessResult } from '@/lib/access/policy'
+import { ERROR_STATUS } from '@/lib/errors'
+import { log } from '@/lib/log'
 
 // What a refused visitor reads: what happened and what to do next, the same words whether the
-// proxy refuses (lib/access/gate.ts, a small HTML page) or a page's own check does.
+// proxy refuses (lib/gate/query.ts, a small HTML page) or a page's own check does.
 
 type Denial = Extract<AccessResult, { ok: false }>
 
@@ -65,4 +67,8 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         next: `Try again in a minute. If it keeps happening, ${ask} and quote the request id below.`,
       }
   }
+}
+
+export function logDenial(requestId: string, path: string, method: string, denial: Pick<Denial, 'code' | 'why'>) {
+  log.warn('query access refused', { requestId, method, path, status: ERROR_STATUS[denial.code], why: denial.why })
 }

@@ -74,7 +74,7 @@ export interface DatasetDef {
   writtenBy: 'logpush' | 'jobs' | 'request-log'
   /** The Logpush dataset whose batches POST /query/ingest/{id} loads (columns map their `source` fields). */
   logpush?: string
-  /** The embedded database's first start seeds demonstration rows of it (lib/datasets/storage/demo.ts). */
+  /** The embedded database's first start seeds demonstration rows of it (lib/datasets/demo.ts). */
   demoOnFirstStart?: boolean
   /**
    * Columns rows may be sorted by: the time column and the leading column of a full (not partial)

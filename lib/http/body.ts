@@ -4,7 +4,7 @@ import { AppError } from '@/lib/errors'
 // Request bodies, bounded before they are parsed: a byte limit enforced while the body streams in
 // (and up front when Content-Length already says too much), a media-type check, and a nesting-depth
 // limit checked in one linear pass before JSON.parse, so no body can make parsing or validation
-// costly. server.mjs caps the body at the same limit before Next buffers it (lib/http/body-limit.ts).
+// costly. server.mjs caps the body at the same limit before Next buffers it (lib/gate/body-limit.ts).
 
 export const JSON_MAX_DEPTH = 32
 

@@ -54,7 +54,7 @@ export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECR
   if (!timingSafeEqual(digest(given), digest(secret))) throw new AppError('forbidden', `Wrong ${LOGPUSH_SECRET_HEADER}.`)
 }
 
-/** The ingest route's body limit (lib/http/body-limit.ts): only a sender holding the secret may send a large batch; anyone else is refused unread. */
+/** The ingest route's body limit (lib/gate/body-limit.ts): only a sender holding the secret may send a large batch; anyone else is refused unread. */
 export function ingestBodyLimit(path: string, headers: Headers): number | undefined {
   if (!path.startsWith(`${QUERY_PREFIX}/ingest/`)) return undefined
   try {

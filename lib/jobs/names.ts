@@ -1,5 +1,5 @@
 // The scheduled operator jobs and their default schedules (five-field cron, UTC). Pure data:
-// lib/config.ts reads it to parse JOB_SCHEDULES, and vercel.json lists the same schedules (a unit
+// lib/jobs/schedule.ts lays JOB_SCHEDULES over these defaults, and vercel.json lists the same schedules (a unit
 // test keeps the two in step).
 
 export const JOB_NAMES = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance', 'alerts'] as const

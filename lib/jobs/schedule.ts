@@ -1,4 +1,6 @@
 import { CronExpressionParser } from 'cron-parser'
+import { config } from '@/lib/config'
+import { DEFAULT_JOB_SCHEDULES, isJobName, JOB_NAMES, type JobName } from '@/lib/jobs/names'
 
 // Five-field cron expressions (minute hour day-of-month month day-of-week, UTC), as Vercel Cron
 // and crontab read them, parsed by cron-parser. Enough to say when a job was next due after a
@@ -33,4 +35,22 @@ export function nextRun(schedule: CronSchedule, after: Date): Date | null {
   } catch {
     return null
   }
+}
+
+/**
+ * The schedules in force: JOB_SCHEDULES over the defaults. Config keeps the setting as a plain map;
+ * the names and expressions are checked here, at start-up, and an error names the variable.
+ */
+export function jobSchedules(given: Record<string, string> = config.JOB_SCHEDULES): Record<JobName, string> {
+  const problems = Object.entries(given).flatMap(([name, expression]) => {
+    if (!isJobName(name)) return [`${name}: each entry must be job=cron expression with a job among ${JOB_NAMES.join(', ')}`]
+    try {
+      parseCron(expression)
+      return []
+    } catch (error) {
+      return [`${name}: ${error instanceof Error ? error.message : String(error)}`]
+    }
+  })
+  if (problems.length) throw new Error(`JOB_SCHEDULES: ${problems.join('; ')}`)
+  return { ...DEFAULT_JOB_SCHEDULES, ...given }
 }

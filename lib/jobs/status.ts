@@ -5,7 +5,7 @@ import type { Db } from '@/lib/db/client'
 import { LOCK_HELD_SQL, runningHere } from '@/lib/jobs/lock'
 import { JOB_NAMES, type JobName } from '@/lib/jobs/names'
 import type { Outcome } from '@/lib/jobs/run'
-import { nextRun, parseCron } from '@/lib/jobs/schedule'
+import { jobSchedules, nextRun, parseCron } from '@/lib/jobs/schedule'
 
 // Each job's last success and whether it is overdue, for /api/health. A job is overdue when the
 // run its schedule called for after its last success (or, never having succeeded, after its first
@@ -23,7 +23,7 @@ export interface JobStatus {
 type Row = Record<string, unknown>
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v instanceof Date ? v : String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString())
 
-export async function jobStatuses(db: Db, now = new Date(), schedules: Record<JobName, string> = config.JOB_SCHEDULES, graceS = config.JOB_OVERDUE_GRACE_S): Promise<Record<JobName, JobStatus>> {
+export async function jobStatuses(db: Db, now = new Date(), schedules: Record<JobName, string> = jobSchedules(), graceS = config.JOB_OVERDUE_GRACE_S): Promise<Record<JobName, JobStatus>> {
   const names = sql.join(JOB_NAMES.map((n) => sql`(${n})`), sql`, `)
   // Each sub-select reads the (job, started_at) index of each day partition from one end.
   const result = (await db.execute(sql`SELECT j.job,

@@ -6,6 +6,10 @@ import { log, logOnce } from '@/lib/log'
 import { getRedis, getRedisBreaker } from '@/lib/redis'
 import { withTimeout } from '@/lib/timeout'
 
+/** The sentence a limited client reads (the 429 body, and the OpenAPI example of it). */
+export const rateLimitMessage = (max: number, windowS: number, retryAfter: number | string) =>
+  `Rate limit exceeded: ${max} requests per ${windowS} seconds per client. Retry after ${retryAfter} seconds.`
+
 export interface LimitResult {
   success: boolean
   limit: number

@@ -1,6 +1,6 @@
 // Records the examples of the OpenAPI document (`npm run openapi:examples` writes them to
 // lib/openapi/examples.json). Each example request of each operation (`examples` in
-// lib/*/operations.ts) and of the tool server (lib/mcp/openapi.ts) is sent to the route handler,
+// lib/*/operations.ts) and of the tool server (lib/openapi/mcp.ts) is sent to the route handler,
 // in process, while every upstream service it calls is a loopback server replaying the recorded
 // payloads in tests/fixtures/. The answers are therefore what our adapters and services make of
 // those payloads, never written by hand. tests/integration/openapi-examples.test.ts records them
@@ -219,7 +219,7 @@ export async function recordExamples(): Promise<RecordedExamples> {
     // The configuration is read once, when its module is first imported: set it before any import.
     Object.assign(process.env, upstreams.env)
     const { operations } = await import('@/lib/operations')
-    const { MCP_EXAMPLES } = await import('@/lib/mcp/openapi')
+    const { MCP_EXAMPLES } = await import('@/lib/openapi/mcp')
     const { handleMcpPost } = await import('@/lib/mcp/http')
     const { INTERNAL_KEY_HEADER } = await import('@/lib/http/headers')
     const { CLIENT_IP_HEADER, REQUEST_ID_HEADER } = await import('@/lib/http/headers')

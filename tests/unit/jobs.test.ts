@@ -200,14 +200,15 @@ describe('schedules', () => {
 
   it('JOB_SCHEDULES overrides the defaults per job and names a bad entry', async () => {
     const { loadConfig } = await import('@/lib/config')
-    expect(loadConfig({ JOB_SCHEDULES: 'domain-posture=0 5 * * 1; message-center-publish = */30 * * * *' }).JOB_SCHEDULES).toEqual({
+    const { jobSchedules } = await import('@/lib/jobs/schedule')
+    expect(jobSchedules(loadConfig({ JOB_SCHEDULES: 'domain-posture=0 5 * * 1; message-center-publish = */30 * * * *' }).JOB_SCHEDULES)).toEqual({
       ...DEFAULT_JOB_SCHEDULES,
       'domain-posture': '0 5 * * 1',
       'message-center-publish': '*/30 * * * *',
     })
-    expect(loadConfig({}).JOB_SCHEDULES).toEqual(DEFAULT_JOB_SCHEDULES)
-    expect(() => loadConfig({ JOB_SCHEDULES: 'domain-posture=0 25 * * *' })).toThrow(/JOB_SCHEDULES[\s\S]*hour/)
-    expect(() => loadConfig({ JOB_SCHEDULES: 'backup=0 1 * * *' })).toThrow(/JOB_SCHEDULES/)
+    expect(jobSchedules(loadConfig({}).JOB_SCHEDULES)).toEqual(DEFAULT_JOB_SCHEDULES)
+    expect(() => jobSchedules(loadConfig({ JOB_SCHEDULES: 'domain-posture=0 25 * * *' }).JOB_SCHEDULES)).toThrow(/JOB_SCHEDULES[\s\S]*hour/)
+    expect(() => jobSchedules(loadConfig({ JOB_SCHEDULES: 'backup=0 1 * * *' }).JOB_SCHEDULES)).toThrow(/JOB_SCHEDULES: backup: .*among/)
   })
 
   it('vercel.json has one cron per job, on its default schedule, calling its cron route', () => {

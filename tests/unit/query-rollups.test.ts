@@ -5,7 +5,7 @@ import type { DatasetId } from '@/lib/datasets/catalog'
 import { ingestBatch } from '@/lib/ingest/logpush'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import { PERCENTILE_TOLERANCE, percentileFromHistogram, rebuildRollup } from '@/lib/datasets/storage/rollups'
-import { seed } from '@/lib/datasets/storage/seed'
+import { seed } from '@/lib/datasets/seed'
 import { runDashboard, runQuery, type DashboardResult } from '@/lib/query/service'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 

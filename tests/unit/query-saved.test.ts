@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type Database } from '@/lib/db/client'
 import { AppError } from '@/lib/errors'
-import { HISTORY_SIZE, listHistory, listSaved, ownerOf, recordRun, saveView } from '@/lib/query/saved'
+import { HISTORY_SIZE, listHistory, listSaved, ownerOf, recordRun, saveView } from '@/lib/saved-views/views'
 import { readOnly } from '@/lib/query/service'
 
 // Saved views and history on PGlite in memory: the owner key, the history's length, and the wall

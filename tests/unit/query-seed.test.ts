@@ -4,7 +4,7 @@ import type { Database } from '@/lib/db/client'
 import { DATASET_IDS, DATASETS } from '@/lib/datasets/catalog'
 import { writeRequestLog } from '@/lib/request-log/store'
 import { rebuildRollup } from '@/lib/datasets/storage/rollups'
-import { seed } from '@/lib/datasets/storage/seed'
+import { seed } from '@/lib/datasets/seed'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 
 // Demo seeding builds each day as a plain table and attaches it as the day's partition (indexes

@@ -1,6 +1,6 @@
 import { pick, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   return `INSERT INTO alerts (at, kind, event, alert_key, name, dataset, metric, op, threshold, value, window_minutes, summary, delivery, attempts, delivered_at, last_error, demo)
 SELECT st, k, e, CASE WHEN k = 'posture' THEN 'posture:' || nm ELSE 'view:demo-' || nm END, nm, CASE WHEN k = 'posture' THEN 'domain_checks' ELSE 'requests' END,

@@ -1,6 +1,6 @@
 import { pick, userField, DOMAINS, CATEGORIES, APPS, COLOS, LOCATIONS, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   const decision = pick(['allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedByQueryName', 'blockedByCategory', 'blockedByQueryName', 'overrideForSafeSearch', 'blockedAlwaysCategory'], 'r1', 1.3)
   return `INSERT INTO gateway_dns (datetime, colo_code, device_name, email, location, policy_id, policy_name, protocol, query_application_names, query_category_names, query_id, query_name, query_type_name, rcode, redirect_target_uri, resolved_ips, resolver_decision, response_time_ms, src_ip, user_id, demo)

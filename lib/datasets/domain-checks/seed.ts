@@ -1,6 +1,6 @@
 import { pick, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   const checks = ['overall', 'mx', 'spf', 'dmarc', 'dkim', 'mtaSts', 'tlsRpt', 'bimi', 'dnssec', 'caa', 'dane']
   return `INSERT INTO domain_checks (checked_at, domain, check_name, grade, score, status, findings, previous_status, changed, change, demo)

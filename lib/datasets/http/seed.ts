@@ -1,6 +1,6 @@
 import { pick, userField, DOMAINS, CATEGORIES, APPS, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   const action = pick(['allow', 'allow', 'allow', 'allow', 'allow', 'block', 'bypass', 'isolate'], 'r1', 1.2)
   return `INSERT INTO gateway_http (datetime, action, application_names, category_names, destination_ip, destination_port, device_name, email, http_host, http_method, http_status_code, http_version, policy_id, policy_name, redirect_target_uri, referer, request_id, session_id, source_internal_ip, source_ip, source_port, url, user_agent, user_id, virtual_network_name, demo)

@@ -1,6 +1,6 @@
 import { pick, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   const jobs = ['message-center-publish', 'message-center-dedupe', 'domain-posture', 'partition-maintenance']
   return `INSERT INTO job_runs (started_at, ended_at, job, trigger, outcome, duration_ms, counts, summary, error, demo)

@@ -1,6 +1,6 @@
 import { pick, userField, DOMAINS, CATEGORIES, APPS, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   return `INSERT INTO gateway_network (datetime, action, application_names, category_names, destination_ip, destination_port, detected_protocol, device_name, email, policy_id, policy_name, session_id, sni, source_internal_ip, source_ip, source_port, transport, virtual_network_name, demo)
 SELECT ${since(target, days, 'r0')}, ${pick(['allow', 'allow', 'allow', 'allow', 'block', 'audit_ssh'], 'r1', 1.2)}, ${pick(APPS, 'r2')}, ${pick(CATEGORIES, 'r3')},

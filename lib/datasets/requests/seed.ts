@@ -1,6 +1,6 @@
 import { pick, COUNTRIES, since, timeOrderedUuid, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/timestamp/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
   const tools = ['check_api_health', 'check_domain_health', 'list_domains', 'list_policies', 'get_pds_bsky_heatmap', 'get_pds_repos']

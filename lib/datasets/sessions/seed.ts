@@ -1,6 +1,6 @@
 import { pick, userField, DOMAINS, COLOS, since, type SeedContext } from '@/lib/datasets/storage/seed-sql'
 
-/** The demo rows' INSERT … SELECT (lib/datasets/storage/seed.ts). */
+/** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
   return `INSERT INTO gateway_sessions (session_start_time, session_end_time, email, device_name, user_id, device_id, registration_id, session_id, source_ip, source_internal_ip, source_port, origin_ip, origin_port, initial_origin_ip, resolved_fqdn, sni, protocol, detected_protocol, bytes_sent, bytes_received, connection_reuse, connection_close_reason, client_tls_version, client_tls_cipher, client_tls_handshake_duration_ms, client_tcp_handshake_duration_ms, origin_tls_version, origin_tls_cipher, origin_tls_handshake_duration_ms, origin_tls_certificate_issuer, origin_tls_certificate_validation_result, egress_colo_name, ingress_colo_name, egress_ip, egress_port, off_ramp, destination_tunnel_id, virtual_network_id, rule_evaluation_duration_ms, demo)
 SELECT st, st + (power(r1, 3) * interval '2 hours'), ${userField('email', 'u')}, ${userField('device', 'u')}, ${userField('user_id', 'u')}, md5('device' || u), md5('reg' || u), md5(g::text || r0::text),

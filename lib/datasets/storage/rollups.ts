@@ -225,7 +225,7 @@ export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
 /**
  * One statement that inserts the rollup of `source` (rows of the dataset) into `into`, an empty
  * table shaped like the rollup (no ON CONFLICT: the keys of one aggregation are distinct). Used to
- * build a day's rollup partition before attaching it (lib/datasets/storage/seed.ts).
+ * build a day's rollup partition before attaching it (lib/datasets/seed.ts).
  */
 export function rollupIntoSql(datasetId: DatasetId, source: SQL, into: string): SQL {
   return sql`WITH ${rollupCtes(rollupSpec(DATASETS[datasetId]), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`

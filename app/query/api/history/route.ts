@@ -1,5 +1,5 @@
 import { withAccess } from '@/lib/access/server'
-import { listHistory, ownerOf } from '@/lib/query/saved'
+import { listHistory, ownerOf } from '@/lib/saved-views/views'
 
 export const dynamic = 'force-dynamic'
 

@@ -1,5 +1,5 @@
 import { withAccess } from '@/lib/access/server'
-import { listSaved, ownerOf, saveView, SaveViewInput } from '@/lib/query/saved'
+import { listSaved, ownerOf, saveView, SaveViewInput } from '@/lib/saved-views/views'
 
 export const dynamic = 'force-dynamic'
 

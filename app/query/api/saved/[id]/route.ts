@@ -1,5 +1,5 @@
 import { withAccess } from '@/lib/access/server'
-import { deleteSaved, ownerOf, RenameInput, renameSaved } from '@/lib/query/saved'
+import { deleteSaved, ownerOf, RenameInput, renameSaved } from '@/lib/saved-views/views'
 
 export const dynamic = 'force-dynamic'
 

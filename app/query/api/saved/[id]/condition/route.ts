@@ -1,5 +1,5 @@
 import { withAccess } from '@/lib/access/server'
-import { ConditionInput, ownerOf, setCondition } from '@/lib/query/saved'
+import { ConditionInput, ownerOf, setCondition } from '@/lib/saved-views/views'
 
 export const dynamic = 'force-dynamic'
 

@@ -4,12 +4,11 @@ import { LOCAL_KEY_COOKIE, LOCAL_KEY_PARAM, localKeyCookie } from '@/lib/access/
 import { accessMode, admitRequest, checkAccess, type AccessResult } from '@/lib/access/policy'
 import { internalQueryPath, QUERY_PREFIX } from '@/lib/access/query-host'
 import { QUERY_HOME_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
-import { describeRefusal, type Refusal } from '@/lib/access/refusal'
+import { describeRefusal, logDenial, type Refusal } from '@/lib/access/refusal'
 import { clientIpFrom } from '@/lib/http/client-ip'
 import { errorBody } from '@/lib/http/errors'
 import { ERROR_STATUS } from '@/lib/errors'
-import { forwardIdentity, requestIdFrom } from '@/lib/http/gate'
-import { log } from '@/lib/log'
+import { forwardIdentity, requestIdFrom } from '@/lib/gate/api'
 
 // The proxy's part of the query application: request id and client IP, the same-origin rule for
 // POSTs and the access policy, before any page or route runs. Pages and routes check access again
@@ -43,10 +42,6 @@ function refusalPage(status: number, refusal: Refusal, requestId: string): strin
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-export function logDenial(requestId: string, path: string, method: string, denial: Pick<Denial, 'code' | 'why'>) {
-  log.warn('query access refused', { requestId, method, path, status: ERROR_STATUS[denial.code], why: denial.why })
-}
 
 /**
  * The link server.mjs prints (`/query?key=…`): when every other condition of the local operator

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Database } from '@/lib/db/client'
 import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
-import { seed } from '@/lib/datasets/storage/seed'
+import { seed } from '@/lib/datasets/seed'
 
 // Demonstration rows for the embedded defaults: a fresh PGlite database (its first start:
 // lib/startup.ts registers seedDemoRows to run once the migrations are applied) gets a few hundred rows per gateway dataset (dns, http, network, sessions) and per

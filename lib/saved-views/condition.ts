@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 // A saved view's alert condition: a measure of the view's rows (its dataset and filter) over the
 // last `windowMinutes`, compared with a threshold. Pure and browser-safe: the saved-views page
-// edits it, lib/query/saved.ts stores it (saved_query.condition) and the alerts job
+// edits it, lib/saved-views/views.ts stores it (saved_query.condition) and the alerts job
 // (lib/alerts/job.ts) evaluates it.
 
 export const METRICS = ['count', 'error_rate'] as const

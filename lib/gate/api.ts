@@ -8,9 +8,9 @@ import { internalKeyProblem } from '@/lib/http/internal-key'
 import { INTERNAL_KEY_HEADER, CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { recordAnswer } from '@/lib/http/request-log'
 import { logOnce } from '@/lib/log'
-import { getLimiter, type LimitResult } from '@/lib/ratelimit/limiter'
+import { getLimiter, rateLimitMessage, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation, operationsAt } from '@/lib/operations'
-import { forwardedHeaders } from '@/lib/http/edges'
+import { forwardedHeaders } from '@/lib/gate/edges'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
@@ -71,9 +71,6 @@ export function forwardIdentity(req: NextRequest, requestId: string, clientIp: s
   headers.set(CLIENT_IP_HEADER, clientIp)
   return headers
 }
-
-export const rateLimitMessage = (max: number, windowS: number, retryAfter: number | string) =>
-  `Rate limit exceeded: ${max} requests per ${windowS} seconds per client. Retry after ${retryAfter} seconds.`
 
 export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.headers)): Promise<Response> {
   const started = performance.now()

@@ -14,7 +14,7 @@ export const savedQuery = pgTable(
     name: text('name').notNull(),
     page: text('page').notNull(),
     view: text('view').notNull(),
-    /** An alert condition on the view (lib/alerts/condition.ts), evaluated by the alerts job; null: none. */
+    /** An alert condition on the view (lib/saved-views/condition.ts), evaluated by the alerts job; null: none. */
     condition: jsonb('condition').$type<Record<string, unknown>>(),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
