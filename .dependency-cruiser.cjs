@@ -36,7 +36,8 @@ const layerRules = NAMES.slice(0, -1).map((name, i) => ({
 // Every lib/ module is in a layer.
 const ALL = pattern(NAMES)
 // Server-only modules a browser bundle must never reach.
-const SERVER = '^(lib/saved-views/(views|tables)|lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
+const SERVER =
+  '^(lib/saved-views/(views|tables)|lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
 
 module.exports = {
   forbidden: [
@@ -59,7 +60,8 @@ module.exports = {
     {
       name: 'vocabulary-core-imports-no-app-code',
       severity: 'error',
-      comment: 'Errors, log, header names and process slots are what everything else uses: they import no application module (the log reads its level from config).',
+      comment:
+        'Errors, log, header names and process slots are what everything else uses: they import no application module (the log reads its level from config).',
       from: { path: '^lib/(errors|log|process-slot)\\.ts$|^lib/http/headers\\.ts$' },
       to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(process-slot|config)\\.ts$' },
     },
@@ -89,7 +91,11 @@ module.exports = {
     exclude: { path: '^(\\.next|node_modules|test-results|\\.test-results|\\.data)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
     skipAnalysisNotInRules: true,
   },
 }

@@ -7,5 +7,7 @@ export default defineConfig({
   // Each dataset's tables live in its folder (lib/datasets/<dataset>/tables.ts); saved views and history in lib/saved-views.
   schema: ['./lib/datasets/*/tables.ts', './lib/saved-views/tables.ts'],
   out: './drizzle',
-  ...(process.env.DATABASE_URL ? { dbCredentials: { url: process.env.DATABASE_URL } } : { driver: 'pglite', dbCredentials: { url: process.env.PGLITE_DIR ?? '.data/pglite' } }),
+  ...(process.env.DATABASE_URL
+    ? { dbCredentials: { url: process.env.DATABASE_URL } }
+    : { driver: 'pglite', dbCredentials: { url: process.env.PGLITE_DIR ?? '.data/pglite' } }),
 })

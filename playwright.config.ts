@@ -15,12 +15,23 @@ export default defineConfig({
     trace: 'retain-on-failure',
     // The cookie the start-up link sets (HttpOnly, SameSite=Strict), as after opening it.
     storageState: {
-      cookies: [{ name: 'local_operator_key', value: E2E_OPERATOR_KEY, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Strict' }],
+      cookies: [
+        { name: 'local_operator_key', value: E2E_OPERATOR_KEY, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Strict' },
+      ],
       origins: [],
     },
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     },
   },
   webServer: {

@@ -34,7 +34,21 @@ const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
 globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
 // Set to 1 when the raw request came through a relay (before Next adds X-Forwarded-* itself).
 const RELAYED_HEADER = 'x-tc-relayed'
-const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-forwarded-server', 'x-real-ip', 'x-client-ip', 'x-cluster-client-ip', 'cf-connecting-ip', 'true-client-ip', 'fastly-client-ip', 'via']
+const RELAY_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-server',
+  'x-real-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+  'fastly-client-ip',
+  'via',
+]
 
 // The local operator's key for this start: LOCAL_OPERATOR_KEY when set (tests), random otherwise.
 const presetKey = process.env.LOCAL_OPERATOR_KEY
@@ -46,7 +60,7 @@ const localOperator = { key: presetKey || randomBytes(24).toString('base64url'),
 globalThis[Symbol.for('utility-api.local-operator')] = localOperator
 // Registered by the application at start-up (lib/startup.ts): what it runs on, for the lines below.
 const STARTUP_SUMMARY = Symbol.for('utility-api.startup-summary')
-// Registered by the application at start-up (lib/http/body-limit.ts): the byte limit of a request's body.
+// Registered by the application at start-up (lib/gate/body-limit.ts): the byte limit of a request's body.
 const BODY_LIMIT = Symbol.for('utility-api.body-limit')
 
 // Next builds its internal request URLs from `hostname` and spells every loopback address as
@@ -101,7 +115,9 @@ function startupLines(summary) {
     lines.push(`  database     ${summary.database}`)
     lines.push(`  rate limits  ${summary.rateLimit}`)
     if (summary.requestLog) lines.push(`  request log  ${summary.requestLog}`)
-    lines.push(`  secrets      ${summary.secrets.length ? summary.secrets.join(', ') : 'none set (internal operations, Logpush ingest and the access policy are off)'}`)
+    lines.push(
+      `  secrets      ${summary.secrets.length ? summary.secrets.join(', ') : 'none set (internal operations, Logpush ingest and the access policy are off)'}`,
+    )
   }
   lines.push('')
   lines.push(

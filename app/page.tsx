@@ -36,8 +36,8 @@ export default async function Home() {
     <main className={styles.main}>
       <h1>Utility API</h1>
       <p className={styles.lead}>
-        A public REST API with data about the platform and a few general-purpose tools, an MCP tool server, and an
-        internal query application. Version {pkg.version}.
+        A public REST API with data about the platform and a few general-purpose tools, an MCP tool server, and an internal query application. Version{' '}
+        {pkg.version}.
       </p>
       <ul className={styles.links}>
         <li>
@@ -68,9 +68,8 @@ export default async function Home() {
 
       <h2 id="mcp">Connect an MCP client</h2>
       <p>
-        The tool server at <code>{mcpUrl}</code> speaks the Model Context Protocol over streamable HTTP: stateless,
-        read-only tools over the same data as the API, no credentials. It answers JSON-RPC messages sent with{' '}
-        <code>POST</code>; a browser opening it gets 405, so point an MCP client at it instead.
+        The tool server at <code>{mcpUrl}</code> speaks the Model Context Protocol over streamable HTTP: stateless, read-only tools over the same data as the
+        API, no credentials. It answers JSON-RPC messages sent with <code>POST</code>; a browser opening it gets 405, so point an MCP client at it instead.
       </p>
       <h3>Client configuration</h3>
       <p>
@@ -86,8 +85,7 @@ export default async function Home() {
       </pre>
       {mcpAnchor && (
         <p>
-          <Link href={`/api/docs#${mcpAnchor}`}>Tool server reference</Link>: the messages it accepts, its answers and
-          errors.
+          <Link href={`/api/docs#${mcpAnchor}`}>Tool server reference</Link>: the messages it accepts, its answers and errors.
         </p>
       )}
 

@@ -13,7 +13,9 @@ if (!existsSync(fileURLToPath(new URL('../.next/BUILD_ID', import.meta.url)))) {
 
 async function main() {
   const wanted = process.argv.slice(2)
-  const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
   const rows: BenchRow[] = []
   for (const file of files) {
     const scenario = (await import(`./scenarios/${file}`)).default as Scenario
@@ -24,7 +26,10 @@ async function main() {
     print(got)
   }
   mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true })
-  writeFileSync(new URL('./results/latest.json', import.meta.url), JSON.stringify({ time: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n')
+  writeFileSync(
+    new URL('./results/latest.json', import.meta.url),
+    JSON.stringify({ time: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n',
+  )
   console.log('\nwrote bench/results/latest.json')
 }
 

@@ -9,10 +9,15 @@ const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional())
 const url = (fallback: string) => z.preprocess(emptyAsUndefined, z.url().default(fallback))
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(fallback))
-const bool = (fallback: boolean) =>
-  z.preprocess(emptyAsUndefined, z.stringbool().default(fallback))
+const bool = (fallback: boolean) => z.preprocess(emptyAsUndefined, z.stringbool().default(fallback))
 const list = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : (v ?? [])),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : (v ?? []),
   z.array(z.string()),
 )
 
@@ -25,21 +30,29 @@ const retention = z.preprocess(
   (v) => {
     if (typeof v !== 'string' || v.trim() === '') return {}
     if (/^\s*\d+\s*$/.test(v)) return { '*': v.trim() }
-    return Object.fromEntries(v.split(',').filter((p) => p.trim()).map((p) => p.split('=').map((s) => s.trim())))
+    return Object.fromEntries(
+      v
+        .split(',')
+        .filter((p) => p.trim())
+        .map((p) => p.split('=').map((s) => s.trim())),
+    )
   },
   z.record(z.string().regex(/^(\*|[a-z][a-z0-9_]*)$/, 'each entry must be dataset=days'), z.coerce.number().int().min(1).max(3660)),
 )
 
 /** `message-center-publish=0 * * * *; domain-posture=0 5 * * 1` (`;`-separated job=cron pairs); lib/jobs/schedule.ts checks the names and expressions at start-up. */
-const jobSchedules = z.preprocess((v) => {
-  if (typeof v !== 'string' || v.trim() === '') return {}
-  return Object.fromEntries(
-    v
-      .split(';')
-      .filter((p) => p.trim())
-      .map((p) => (p.includes('=') ? [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()] : [p.trim(), ''])),
-  )
-}, z.record(z.string(), z.string()))
+const jobSchedules = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string' || v.trim() === '') return {}
+    return Object.fromEntries(
+      v
+        .split(';')
+        .filter((p) => p.trim())
+        .map((p) => (p.includes('=') ? [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()] : [p.trim(), ''])),
+    )
+  },
+  z.record(z.string(), z.string()),
+)
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -99,9 +112,7 @@ const EnvSchema = z.object({
   GHOST_CONTENT_API_KEY: optionalString,
   GHOST_ADMIN_API_KEY: optionalString,
   MESSAGE_CENTER_TAG: z.string().default('m365-message-center'),
-  BOOKINGS_URL_TEMPLATE: z
-    .string()
-    .default('https://outlook.office365.com/owa/calendar/{user}/bookings/'),
+  BOOKINGS_URL_TEMPLATE: z.string().default('https://outlook.office365.com/owa/calendar/{user}/bookings/'),
   BOOKINGS_USERS: list,
 
   // MCP tool server
@@ -176,8 +187,7 @@ export const config: Config = loadConfig(process.env)
 
 /** Which rate-limit store the configuration selects. */
 export function rateLimitStoreKind(c: Config = config): 'upstash' | 'redis' | 'memory' {
-  if ((c.KV_REST_API_URL && c.KV_REST_API_TOKEN) || (c.UPSTASH_REDIS_REST_URL && c.UPSTASH_REDIS_REST_TOKEN))
-    return 'upstash'
+  if ((c.KV_REST_API_URL && c.KV_REST_API_TOKEN) || (c.UPSTASH_REDIS_REST_URL && c.UPSTASH_REDIS_REST_TOKEN)) return 'upstash'
   if (c.REDIS_URL) return 'redis'
   return 'memory'
 }

@@ -13,8 +13,7 @@ import { processSlot } from '@/lib/process-slot'
 
 // @upstash/ratelimit ≥ 2.1 prefixes its scripts with an Upstash-only shebang flag that vanilla
 // Redis rejects ("Unexpected flag in script shebang").
-const stripUpstashFlags = (script: unknown) =>
-  typeof script === 'string' ? script.replace(/^#!lua flags=allow-key-locking\n/, '') : script
+const stripUpstashFlags = (script: unknown) => (typeof script === 'string' ? script.replace(/^#!lua flags=allow-key-locking\n/, '') : script)
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
 
 function ioredisRequester(native: IORedis): Requester {
@@ -77,7 +76,11 @@ export function createRedis(c: Config): RedisHandle | null {
     return {
       kind,
       client,
-      ping: (timeoutMs) => withTimeout(client.ping().then(() => undefined), timeoutMs),
+      ping: (timeoutMs) =>
+        withTimeout(
+          client.ping().then(() => undefined),
+          timeoutMs,
+        ),
       close: async () => {},
     }
   }
@@ -93,7 +96,11 @@ export function createRedis(c: Config): RedisHandle | null {
   return {
     kind,
     client: new UpstashRedis(ioredisRequester(native)),
-    ping: (timeoutMs) => withTimeout(native.ping().then(() => undefined), timeoutMs),
+    ping: (timeoutMs) =>
+      withTimeout(
+        native.ping().then(() => undefined),
+        timeoutMs,
+      ),
     close: async () => {
       native.disconnect()
     },

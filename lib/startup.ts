@@ -75,7 +75,10 @@ async function startServices() {
     const { seedDemoRows } = await import('@/lib/datasets/demo')
     const t0 = performance.now()
     await seedDemoRows(database, rows)
-    log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', { rowsPerDataset: rows, ms: Math.round(performance.now() - t0) })
+    log.info('demo rows seeded into the embedded database (remove them: npm run db:seed -- --remove-demo)', {
+      rowsPerDataset: rows,
+      ms: Math.round(performance.now() - t0),
+    })
   })
   const { startRequestLog } = await import('@/lib/request-log/writer')
   // The request log first: its journal needs no database, so requests answered while the database

@@ -76,7 +76,11 @@ async function main() {
         const skipped = checks.filter((c) => c.status === 'FAILURE' && run.notApplicable.includes(c.id)).map((c) => c.id)
         if (skipped.length) console.log(`not applicable here: ${skipped.join(', ')}`)
         // A scenario that wrote no checks (the suite could not run) counts as failed.
-        rows.push({ scenario: `${scenario} (${run.era})`, passed: checks.length > 0 && failed.length === 0, checks: `${checks.length - failed.length - skipped.length}/${checks.length} checks${skipped.length ? `, ${skipped.length} not applicable` : ''}` })
+        rows.push({
+          scenario: `${scenario} (${run.era})`,
+          passed: checks.length > 0 && failed.length === 0,
+          checks: `${checks.length - failed.length - skipped.length}/${checks.length} checks${skipped.length ? `, ${skipped.length} not applicable` : ''}`,
+        })
       }
     }
   } finally {

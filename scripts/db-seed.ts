@@ -13,7 +13,13 @@ import { seed } from '@/lib/datasets/seed'
 
 async function main() {
   const { values } = parseArgs({
-    options: { rows: { type: 'string', default: '1000' }, datasets: { type: 'string' }, days: { type: 'string', default: '30' }, append: { type: 'boolean', default: false }, 'remove-demo': { type: 'boolean', default: false } },
+    options: {
+      rows: { type: 'string', default: '1000' },
+      datasets: { type: 'string' },
+      days: { type: 'string', default: '30' },
+      append: { type: 'boolean', default: false },
+      'remove-demo': { type: 'boolean', default: false },
+    },
   })
   if (values['remove-demo']) return removeDemo()
   const rows = Number(values.rows)
@@ -48,7 +54,11 @@ async function removeDemo() {
     await database.migrate()
     const removed = await removeDemoRows(database)
     const total = Object.values(removed).reduce((a, b) => a + b, 0)
-    console.log(`removed ${total} demo rows from ${describeTarget(config)}: ${Object.entries(removed).map(([d, n]) => `${d} ${n}`).join(', ')}`)
+    console.log(
+      `removed ${total} demo rows from ${describeTarget(config)}: ${Object.entries(removed)
+        .map(([d, n]) => `${d} ${n}`)
+        .join(', ')}`,
+    )
   } finally {
     await database.close()
   }

@@ -14,7 +14,10 @@ async function main(): Promise<number> {
   const usage = `usage: npm run job -- <${JOB_NAMES.join('|')}> [--dry-run]`
   let parsed
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } })
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    })
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
     return EXIT.usage

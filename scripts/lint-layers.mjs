@@ -4,7 +4,14 @@
 // through others. Exits 1 and prints the shortest cycle through each folder that is in one.
 import { cruise } from 'dependency-cruiser'
 
-const room = (file) => (file.startsWith('lib/') ? file.split('/').slice(0, 2).join('/').replace(/\.(tsx?|mjs)$/, '') : null)
+const room = (file) =>
+  file.startsWith('lib/')
+    ? file
+        .split('/')
+        .slice(0, 2)
+        .join('/')
+        .replace(/\.(tsx?|mjs)$/, '')
+    : null
 
 const { output } = await cruise(['lib'], {
   tsPreCompilationDeps: true,

@@ -35,4 +35,9 @@ export declare function needsOf(stageNames: string[]): Needs
 export declare function describeStep(step: Step): string
 export declare function probeMachine(env?: Record<string, string | undefined>, needs?: Needs): Promise<Facts>
 export declare function runStep(step: Step): Promise<void>
-export declare function provision(options?: { env?: Record<string, string | undefined>; needs?: Needs; machine?: Machine; log?: (line: string) => void }): Promise<{ steps: Step[] }>
+export declare function provision(options?: {
+  env?: Record<string, string | undefined>
+  needs?: Needs
+  machine?: Machine
+  log?: (line: string) => void
+}): Promise<{ steps: Step[] }>

@@ -25,7 +25,11 @@ export const DEFAULT_DATABASES = ['test', 'qd_test']
 const REDIS_START = ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']
 
 /** What each service is for, in the message. */
-const PURPOSE = { chromium: 'the end-to-end tests', postgres: 'the Postgres-backed unit, integration and fault suites', redis: 'the rate-limit and fault suites' }
+const PURPOSE = {
+  chromium: 'the end-to-end tests',
+  postgres: 'the Postgres-backed unit, integration and fault suites',
+  redis: 'the rate-limit and fault suites',
+}
 
 /**
  * @typedef {'ok' | 'down' | 'auth' | 'error'} ServiceState
@@ -55,7 +59,10 @@ function manualCommands(facts, service) {
       case 'postgres':
         return facts.postgres?.installed
           ? [`${sudo}pg_ctlcluster --skip-systemctl-redirect ${facts.postgres.version ?? '<version>'} main start`]
-          : [`${sudo}apt-get update && ${sudo}apt-get install -y postgresql`, `${sudo}pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | sort -V | tail -n1) main start`]
+          : [
+              `${sudo}apt-get update && ${sudo}apt-get install -y postgresql`,
+              `${sudo}pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | sort -V | tail -n1) main start`,
+            ]
       case 'redis':
         return facts.redis?.installed ? [redisStartCommand()] : [`${sudo}apt-get update && ${sudo}apt-get install -y redis-server`, redisStartCommand()]
     }
@@ -74,7 +81,9 @@ function manualCommands(facts, service) {
     case 'chromium':
       return ['install Chromium with the system package manager, then export CHROMIUM_PATH=/path/to/chromium']
     case 'postgres':
-      return ['install PostgreSQL, start it on 127.0.0.1:5432 with a superuser postgres that needs no password from 127.0.0.1, or export TEST_DATABASE_URL=postgres://user:password@host:port/qd_test']
+      return [
+        'install PostgreSQL, start it on 127.0.0.1:5432 with a superuser postgres that needs no password from 127.0.0.1, or export TEST_DATABASE_URL=postgres://user:password@host:port/qd_test',
+      ]
     case 'redis':
       return ['install Redis and start it on 127.0.0.1:6379, or export TEST_REDIS_URL=redis://host:port']
   }
@@ -105,16 +114,30 @@ export function planProvisioning(facts) {
 
   const { chromium, postgres, redis } = facts
   if (chromium && !chromium.present) {
-    if (chromium.override) problems.push({ what: `Chromium is not at CHROMIUM_PATH=${chromium.path} (for ${PURPOSE.chromium}).`, commands: ['export CHROMIUM_PATH=/path/to/chromium', ...(os.debianLike ? ['or unset CHROMIUM_PATH and let npm test install Debian’s chromium (as root)'] : [])] })
+    if (chromium.override)
+      problems.push({
+        what: `Chromium is not at CHROMIUM_PATH=${chromium.path} (for ${PURPOSE.chromium}).`,
+        commands: [
+          'export CHROMIUM_PATH=/path/to/chromium',
+          ...(os.debianLike ? ['or unset CHROMIUM_PATH and let npm test install Debian’s chromium (as root)'] : []),
+        ],
+      })
     else if (canApt) packages.push('chromium')
-    else problems.push({ what: `Chromium is not at ${chromium.path} (for ${PURPOSE.chromium}), and it cannot be installed here: ${why}.`, commands: manualCommands(facts, 'chromium') })
+    else
+      problems.push({
+        what: `Chromium is not at ${chromium.path} (for ${PURPOSE.chromium}), and it cannot be installed here: ${why}.`,
+        commands: manualCommands(facts, 'chromium'),
+      })
   }
 
   if (postgres && postgres.state !== 'ok') {
     const at = hostPort(postgres.url, 5432)
     if (postgres.override) {
       problems.push({
-        what: postgres.state === 'auth' ? `The PostgreSQL at TEST_DATABASE_URL (${at}) refused the credentials: ${postgres.detail ?? 'authentication failed'}.` : `The PostgreSQL at TEST_DATABASE_URL (${at}) does not answer: ${postgres.detail ?? postgres.state}.`,
+        what:
+          postgres.state === 'auth'
+            ? `The PostgreSQL at TEST_DATABASE_URL (${at}) refused the credentials: ${postgres.detail ?? 'authentication failed'}.`
+            : `The PostgreSQL at TEST_DATABASE_URL (${at}) does not answer: ${postgres.detail ?? postgres.state}.`,
         commands: ['start that server, fix TEST_DATABASE_URL, or unset it to use a local PostgreSQL on 127.0.0.1:5432'],
       })
     } else if (postgres.state === 'auth') {
@@ -127,7 +150,10 @@ export function planProvisioning(facts) {
         ],
       })
     } else if (postgres.state === 'error') {
-      problems.push({ what: `PostgreSQL on ${at} answered with an error: ${postgres.detail ?? 'unknown'}.`, commands: ['check the server’s log, or export TEST_DATABASE_URL to use another server'] })
+      problems.push({
+        what: `PostgreSQL on ${at} answered with an error: ${postgres.detail ?? 'unknown'}.`,
+        commands: ['check the server’s log, or export TEST_DATABASE_URL to use another server'],
+      })
     } else if (postgres.installed && os.root) {
       after.push({ kind: 'start-postgres', version: postgres.version })
     } else if (!postgres.installed && canApt) {
@@ -145,21 +171,34 @@ export function planProvisioning(facts) {
 
   if (redis && redis.state !== 'ok') {
     const at = hostPort(redis.url, 6379)
-    if (redis.override) problems.push({ what: `The Redis at TEST_REDIS_URL (${at}) does not answer: ${redis.detail ?? redis.state}.`, commands: ['start that server, fix TEST_REDIS_URL, or unset it to use a local Redis on 127.0.0.1:6379'] })
-    else if (redis.state === 'auth' || redis.state === 'error') problems.push({ what: `Redis on ${at} answered with an error: ${redis.detail ?? redis.state}.`, commands: ['check that server, or export TEST_REDIS_URL to use another one'] })
+    if (redis.override)
+      problems.push({
+        what: `The Redis at TEST_REDIS_URL (${at}) does not answer: ${redis.detail ?? redis.state}.`,
+        commands: ['start that server, fix TEST_REDIS_URL, or unset it to use a local Redis on 127.0.0.1:6379'],
+      })
+    else if (redis.state === 'auth' || redis.state === 'error')
+      problems.push({
+        what: `Redis on ${at} answered with an error: ${redis.detail ?? redis.state}.`,
+        commands: ['check that server, or export TEST_REDIS_URL to use another one'],
+      })
     // Starting an installed redis-server needs no root.
     else if (redis.installed) after.push({ kind: 'start-redis' })
     else if (canApt) {
       packages.push('redis-server')
       after.push({ kind: 'start-redis' })
-    } else problems.push({ what: `Redis is not answering on ${at} and is not installed (for ${PURPOSE.redis}); it cannot be installed here: ${why}.`, commands: manualCommands(facts, 'redis') })
+    } else
+      problems.push({
+        what: `Redis is not answering on ${at} and is not installed (for ${PURPOSE.redis}); it cannot be installed here: ${why}.`,
+        commands: manualCommands(facts, 'redis'),
+      })
   }
 
   if (problems.length) return { steps: [], problems }
   /** @type {Step[]} */ const steps = packages.length ? [{ kind: 'apt-update' }, { kind: 'apt-install', packages }] : []
   // Trust is set before the cluster's first start, so there is no reload.
   steps.push(...after.sort((a, b) => order(a) - order(b)))
-  if (postgres) steps.push({ kind: 'create-databases', url: postgres.url, names: postgres.override ? [new URL(postgres.url).pathname.slice(1)] : DEFAULT_DATABASES })
+  if (postgres)
+    steps.push({ kind: 'create-databases', url: postgres.url, names: postgres.override ? [new URL(postgres.url).pathname.slice(1)] : DEFAULT_DATABASES })
   return { steps, problems: [] }
 }
 
@@ -239,7 +278,8 @@ async function probePostgres(url) {
     return { state: 'ok' }
   } catch (error) {
     const code = error?.code
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || /timeout/i.test(error?.message ?? '')) return { state: 'down', detail: code ?? error.message }
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || /timeout/i.test(error?.message ?? ''))
+      return { state: 'down', detail: code ?? error.message }
     if (code === '28P01' || code === '28000' || /password/i.test(error?.message ?? '')) return { state: 'auth', detail: error.message }
     return { state: 'error', detail: error?.message ?? String(error) }
   } finally {
@@ -284,7 +324,13 @@ export async function probeMachine(env = process.env, needs = needsOf([])) {
   if (needs.postgres) {
     const url = env.TEST_DATABASE_URL || DEFAULT_DATABASE_URL
     const versions = postgresVersions()
-    facts.postgres = { url, override: !!env.TEST_DATABASE_URL, ...(await probePostgres(url)), installed: versions.length > 0 && existsSync('/usr/bin/pg_ctlcluster'), version: versions.at(-1) }
+    facts.postgres = {
+      url,
+      override: !!env.TEST_DATABASE_URL,
+      ...(await probePostgres(url)),
+      installed: versions.length > 0 && existsSync('/usr/bin/pg_ctlcluster'),
+      version: versions.at(-1),
+    }
   }
   if (needs.redis) {
     const url = env.TEST_REDIS_URL || DEFAULT_REDIS_URL
@@ -310,7 +356,8 @@ async function waitFor(probe, what) {
 /** Local loopback access for user postgres on a cluster this script installed (never an existing one). */
 function trustLoopback(version) {
   const hba = `/etc/postgresql/${version}/main/pg_hba.conf`
-  const lines = '# Added by the project\'s test provisioning (scripts/provision.mjs): the test suites connect as postgres over loopback.\nhost all postgres 127.0.0.1/32 trust\nhost all postgres ::1/128 trust\n'
+  const lines =
+    "# Added by the project's test provisioning (scripts/provision.mjs): the test suites connect as postgres over loopback.\nhost all postgres 127.0.0.1/32 trust\nhost all postgres ::1/128 trust\n"
   const current = readFileSync(hba, 'utf8')
   if (!current.includes('scripts/provision.mjs')) writeFileSync(hba, lines + current)
 }
@@ -370,13 +417,20 @@ export async function provision({ env = process.env, needs = needsOf([]), machin
       // apt unreachable, a start that failed: the same one message, with what is still missing.
       const reason = error instanceof Error ? error.message : String(error)
       const again = planProvisioning({ ...(await machine.probe(env, needs)), os: { ...facts.os, aptError: reason } })
-      throw new Error(`${formatProblems(again.problems.length ? again.problems : [{ what: `Provisioning failed: ${reason}`, commands: [] }])}\n(provisioning stopped: ${reason})`)
+      throw new Error(
+        `${formatProblems(again.problems.length ? again.problems : [{ what: `Provisioning failed: ${reason}`, commands: [] }])}\n(provisioning stopped: ${reason})`,
+      )
     }
   }
   if (changes.length) {
     const after = planProvisioning(await machine.probe(env, needs))
     const left = after.steps.filter((s) => s.kind !== 'create-databases')
-    if (after.problems.length || left.length) throw new Error(formatProblems(after.problems.length ? after.problems : left.map((s) => ({ what: `Still to do after provisioning: ${describeStep(s)}`, commands: [] }))))
+    if (after.problems.length || left.length)
+      throw new Error(
+        formatProblems(
+          after.problems.length ? after.problems : left.map((s) => ({ what: `Still to do after provisioning: ${describeStep(s)}`, commands: [] })),
+        ),
+      )
   }
   return { steps }
 }

@@ -51,9 +51,12 @@ const QUERY_DATA_SUITES = readdirSync('tests/unit')
   .map((name) => `tests/unit/${name}`)
 
 const stages = [
+  { name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
   { name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
-  // The layer rules of .dependency-cruiser.cjs: no cycles, leaves, infrastructure never importing features.
-  { name: 'layers', cmd: [bin('depcruise'), 'lib', 'app', 'components', 'drizzle', 'bench', 'scripts', 'tests', 'test-support', 'proxy.ts', 'instrumentation.ts', '--config', '.dependency-cruiser.cjs'] },
+  // The layer rules of .dependency-cruiser.cjs (files), then no cycle between lib/ folders.
+  { name: 'layers', cmd: ['npm', 'run', '--silent', 'lint:layers'] },
+  // Unused files, exports and dependencies (knip.jsonc).
+  { name: 'unused', cmd: [bin('knip'), '--no-progress'] },
   { name: 'openapi-lint', cmd: ['node', 'scripts/lint-openapi.mjs'] },
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
@@ -66,7 +69,10 @@ const stages = [
   vitest('integration', 'integration'),
   // The query application's routes and pages and the jobs ran on PGlite above; again on the real
   // Postgres, where the jobs' lock is also held from another process.
-  vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, ['tests/integration/query-app.test.ts', 'tests/integration/jobs.test.ts']),
+  vitest('integration', 'integration-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, [
+    'tests/integration/query-app.test.ts',
+    'tests/integration/jobs.test.ts',
+  ]),
   // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
   // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
   // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).
@@ -108,7 +114,9 @@ for (const stage of stages) {
     failed += counts.failed
     if (!ok && counts.failed === 0) failed += 1 // the runner failed without a failing test (crash, no tests)
   } else if (!ok) failed += 1 // a failing check stage counts as one failure
-  summary.push(`${ok ? 'ok  ' : 'FAIL'} ${stage.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${counts ? `: ${counts.passed} passed, ${counts.failed} failed` : ''}`)
+  summary.push(
+    `${ok ? 'ok  ' : 'FAIL'} ${stage.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${counts ? `: ${counts.passed} passed, ${counts.failed} failed` : ''}`,
+  )
 }
 console.log(`\n${summary.join('\n')}`)
 console.log(`${passed} passed, ${failed} failed`)

@@ -56,7 +56,16 @@ const now = () => Math.floor(Date.now() / 1000)
 
 /** A token as the proxy would issue it; `claims` override or add (undefined removes a claim). */
 export async function signToken(key: TestKey, claims: JWTPayload = {}, header: Record<string, unknown> = {}): Promise<string> {
-  const payload: JWTPayload = { email: 'ana@example.com', sub: 'user-ana', aud: [TEST_AUDIENCE], iss: TEST_ISSUER, iat: now(), exp: now() + 3600, type: 'app', ...claims }
+  const payload: JWTPayload = {
+    email: 'ana@example.com',
+    sub: 'user-ana',
+    aud: [TEST_AUDIENCE],
+    iss: TEST_ISSUER,
+    iat: now(),
+    exp: now() + 3600,
+    type: 'app',
+    ...claims,
+  }
   for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k]
   return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header }).sign(key.privateKey)
 }

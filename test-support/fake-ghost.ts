@@ -79,8 +79,13 @@ export async function startFakeGhost(): Promise<FakeGhost> {
     if (rest === 'authors/') {
       // Two pages: an old Ghost's author, then one with the newer social fields.
       const second = req.query.get('page') === '2'
-      const body = fixtureJson<{ authors: unknown[] }>(second ? 'ghost/content-authors-docs-example-with-social-fields.json' : 'ghost/content-v2-demo-authors-read-cameron.json')
-      return sendJson(res, 200, { ...body, meta: { pagination: { page: second ? 2 : 1, limit: 100, pages: 2, total: 2, next: second ? null : 2, prev: null } } })
+      const body = fixtureJson<{ authors: unknown[] }>(
+        second ? 'ghost/content-authors-docs-example-with-social-fields.json' : 'ghost/content-v2-demo-authors-read-cameron.json',
+      )
+      return sendJson(res, 200, {
+        ...body,
+        meta: { pagination: { page: second ? 2 : 1, limit: 100, pages: 2, total: 2, next: second ? null : 2, prev: null } },
+      })
     }
     const published = ghost.posts.filter((p) => p.status === 'published')
     if (rest === 'posts/') {

@@ -50,7 +50,8 @@ export async function startFakeMicrosoft(pages?: unknown[][]): Promise<FakeMicro
       return sendJson(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token })
     }
     if (req.path === '/v1.0/admin/serviceAnnouncement/messages') {
-      if (req.headers.authorization !== `Bearer ${token}`) return sendJson(res, 401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } })
+      if (req.headers.authorization !== `Bearer ${token}`)
+        return sendJson(res, 401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } })
       const index = Number(req.query.get('$skip') ?? 0) / 100
       const next = index + 1 < valuePages.length ? `${ms.upstream.url}/v1.0/admin/serviceAnnouncement/messages?$skip=${(index + 1) * 100}` : undefined
       return sendJson(res, 200, {

@@ -30,7 +30,14 @@ export async function startFakeUpstream(handler: FakeHandler): Promise<FakeUpstr
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     const u = new URL(req.url ?? '/', 'http://x')
-    const received: ReceivedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', path: u.pathname, query: u.searchParams, headers: req.headers, body: Buffer.concat(chunks) }
+    const received: ReceivedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      path: u.pathname,
+      query: u.searchParams,
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+    }
     requests.push(received)
     try {
       await current(received, res)

@@ -23,8 +23,15 @@ export async function requestLogRows(userAgent: string): Promise<{ rows: number;
   const client = new pg.Client({ connectionString: DATABASE_URL })
   await client.connect()
   try {
-    const { rows } = await client.query<{ request_id: string; n: string }>('SELECT request_id, count(*) AS n FROM request_log WHERE user_agent = $1 GROUP BY request_id', [userAgent])
-    return { rows: rows.reduce((sum, r) => sum + Number(r.n), 0), duplicateIds: rows.filter((r) => Number(r.n) > 1).length, ids: new Set(rows.map((r) => r.request_id)) }
+    const { rows } = await client.query<{ request_id: string; n: string }>(
+      'SELECT request_id, count(*) AS n FROM request_log WHERE user_agent = $1 GROUP BY request_id',
+      [userAgent],
+    )
+    return {
+      rows: rows.reduce((sum, r) => sum + Number(r.n), 0),
+      duplicateIds: rows.filter((r) => Number(r.n) > 1).length,
+      ids: new Set(rows.map((r) => r.request_id)),
+    }
   } finally {
     await client.end()
   }

@@ -29,7 +29,11 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
   const ctx = await loadPageContext(searchParams)
   return (
     <QueryPageShell page="query" {...ctx}>
-      {!ctx.access.ok ? null : ctx.state.live ? <Live base={ctx.base} state={ctx.state} /> : <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} />}
+      {!ctx.access.ok ? null : ctx.state.live ? (
+        <Live base={ctx.base} state={ctx.state} />
+      ) : (
+        <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} />
+      )}
     </QueryPageShell>
   )
 }
@@ -39,7 +43,17 @@ function Live({ base, state }: { base: string; state: ViewState }) {
   const fields = DATASETS[state.dataset].columns.map(({ name, type, unit }) => ({ name, type, unit }))
   const shown = new Set(shownColumns(state))
   const path = base || '/'
-  return <LiveTail key={viewQuery(state)} api={`${base}/api/tail`} path={path} state={state} columns={fields.filter((c) => shown.has(c.name))} fields={fields} rowsHref={viewHref(path, state, { live: false })} />
+  return (
+    <LiveTail
+      key={viewQuery(state)}
+      api={`${base}/api/tail`}
+      path={path}
+      state={state}
+      columns={fields.filter((c) => shown.has(c.name))}
+      fields={fields}
+      rowsHref={viewHref(path, state, { live: false })}
+    />
+  )
 }
 
 async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
@@ -65,7 +79,14 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   const demo = await demoRowsOf(state.dataset).catch(() => null)
   return (
     <>
-      {demo ? <DemoNote dataset={state.dataset} embedded={demo.embedded} realRows={DATASETS[state.dataset].writtenBy} ingestPath={`${base}/ingest/${state.dataset}`} /> : null}
+      {demo ? (
+        <DemoNote
+          dataset={state.dataset}
+          embedded={demo.embedded}
+          realRows={DATASETS[state.dataset].writtenBy}
+          ingestPath={`${base}/ingest/${state.dataset}`}
+        />
+      ) : null}
       <CompareControls action={base || '/'} state={state} />
       <WithFacets base={base} state={state}>
         <Histogram {...charts} path={base || '/'} state={state} />

@@ -27,9 +27,25 @@ async function throughputWhileHung(name: string, url: string, env: (proxiedUrl: 
     proxy.restore()
     const group = `${PATH} while ${name} hangs vs answering`
     return [
-      { group, name: 'requests/s', value: hung.requestsPerSec, unit: 'req/s', baseline: healthy.requestsPerSec, baselineName: `${name} answering`, note: 'goal: ratio ≥ 0.8' },
+      {
+        group,
+        name: 'requests/s',
+        value: hung.requestsPerSec,
+        unit: 'req/s',
+        baseline: healthy.requestsPerSec,
+        baselineName: `${name} answering`,
+        note: 'goal: ratio ≥ 0.8',
+      },
       { group, name: 'p50 latency', value: hung.p50Ms, unit: 'ms', baseline: healthy.p50Ms, baselineName: `${name} answering` },
-      { group, name: 'p99 latency', value: hung.p99Ms, unit: 'ms', baseline: healthy.p99Ms, baselineName: `${name} answering`, note: hung.non2xx ? `${hung.non2xx} non-2xx` : undefined },
+      {
+        group,
+        name: 'p99 latency',
+        value: hung.p99Ms,
+        unit: 'ms',
+        baseline: healthy.p99Ms,
+        baselineName: `${name} answering`,
+        note: hung.non2xx ? `${hung.non2xx} non-2xx` : undefined,
+      },
     ]
   } finally {
     await app.stop()

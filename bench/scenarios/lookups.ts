@@ -91,9 +91,21 @@ async function measure(store: 'memory' | 'redis', redisUrl: string | undefined):
     })
 
     return [
-      { group, name: 'deviceosversion cold (feed download + parse)', value: coldDevice[Math.floor(coldDevice.length / 2)], unit: 'ms', note: `median of ${COLD_APPS} fresh servers; upstream delay ${UPSTREAM_DELAY_MS} ms` },
+      {
+        group,
+        name: 'deviceosversion cold (feed download + parse)',
+        value: coldDevice[Math.floor(coldDevice.length / 2)],
+        unit: 'ms',
+        note: `median of ${COLD_APPS} fresh servers; upstream delay ${UPSTREAM_DELAY_MS} ms`,
+      },
       { group, name: 'deviceosversion cached', value: cachedDevice, unit: 'ms', baseline: coldDevice[Math.floor(coldDevice.length / 2)], baselineName: 'cold' },
-      { group, name: 'ipcheck cold (ip-api call)', value: flight.coldIp, unit: 'ms', note: `median of 20 new addresses; upstream delay ${UPSTREAM_DELAY_MS} ms` },
+      {
+        group,
+        name: 'ipcheck cold (ip-api call)',
+        value: flight.coldIp,
+        unit: 'ms',
+        note: `median of 20 new addresses; upstream delay ${UPSTREAM_DELAY_MS} ms`,
+      },
       { group, name: 'ipcheck cached', value: flight.cachedIp, unit: 'ms', baseline: flight.coldIp, baselineName: 'cold' },
       { group, name: 'gdmf calls for 100 concurrent cold requests', value: flight.deviceCalls, unit: 'calls', baseline: 100, baselineName: 'one per request' },
       { group, name: 'ip-api calls for 100 concurrent cold requests', value: flight.ipCalls, unit: 'calls', baseline: 100, baselineName: 'one per request' },

@@ -51,7 +51,10 @@ async function startMinimalNext(): Promise<{ url: string; pid: number; stop: () 
   mkdirSync(path.join(dir, 'app/api/hello'), { recursive: true })
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'minimal-next', private: true, type: 'module' }))
   writeFileSync(path.join(dir, 'next.config.mjs'), `export default { turbopack: { root: ${JSON.stringify(ROOT)} } }\n`)
-  writeFileSync(path.join(dir, 'app/api/hello/route.js'), "export const dynamic = 'force-dynamic'\nexport function GET() {\n  return Response.json({ hello: 'world', time: Date.now() })\n}\n")
+  writeFileSync(
+    path.join(dir, 'app/api/hello/route.js'),
+    "export const dynamic = 'force-dynamic'\nexport function GET() {\n  return Response.json({ hello: 'world', time: Date.now() })\n}\n",
+  )
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' as const }
   const build = spawnSync(process.execPath, [NEXT_BIN, 'build'], { cwd: dir, env, encoding: 'utf8' })
   if (build.status !== 0) throw new Error(`minimal app build failed:\n${build.stdout}\n${build.stderr}`)
@@ -83,7 +86,12 @@ async function startMinimalNext(): Promise<{ url: string; pid: number; stop: () 
 type Req = { method?: string; path: string; headers?: Record<string, string>; body?: string }
 
 async function loadFor(url: string, requests: Req[]): Promise<{ requests: number; non2xx: number }> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests: requests.map((q) => ({ method: (q.method ?? 'GET') as 'GET' | 'POST', path: q.path, headers: q.headers, body: q.body })) })
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: requests.map((q) => ({ method: (q.method ?? 'GET') as 'GET' | 'POST', path: q.path, headers: q.headers, body: q.body })),
+  })
   return { requests: r.requests.total, non2xx: r.non2xx }
 }
 
@@ -117,16 +125,36 @@ const scenario: Scenario = {
         { path: '/api/generate/guid' },
         { path: '/api/generate/timestamp/ticks' },
         { path: '/api/openapi.json' },
-        { method: 'POST', path: '/api/mcp', headers: { ...json, accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+        {
+          method: 'POST',
+          path: '/api/mcp',
+          headers: { ...json, accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        },
         { path: '/query?dataset=requests', headers: { cookie } },
         { path: '/query/dashboard?dataset=dns&range=24h', headers: { cookie } },
-        { method: 'POST', path: '/query/api/query', headers: { ...json, cookie, origin: app.url }, body: JSON.stringify({ dataset: 'http', dateFrom: today, dateTo: today, filter: "action = 'block'" }) },
+        {
+          method: 'POST',
+          path: '/query/api/query',
+          headers: { ...json, cookie, origin: app.url },
+          body: JSON.stringify({ dataset: 'http', dateFrom: today, dateTo: today, filter: "action = 'block'" }),
+        },
       ]
       const done = await loadFor(app.url, mix)
       const loaded = treeRss(app.pid)
-      console.log(`this server (embedded defaults): ${(idle / 2 ** 20).toFixed(0)} MB idle, ${(loaded / 2 ** 20).toFixed(0)} MB after ${done.requests} requests (${done.non2xx} not 2xx)`)
+      console.log(
+        `this server (embedded defaults): ${(idle / 2 ** 20).toFixed(0)} MB idle, ${(loaded / 2 ** 20).toFixed(0)} MB after ${done.requests} requests (${done.non2xx} not 2xx)`,
+      )
       rows.push(
-        { group: 'memory', name: `RSS after ${SECONDS} s of mixed load (embedded defaults)`, value: loaded / 2 ** 20, unit: 'MB', baseline: baseline / 2 ** 20, baselineName: 'minimal Next.js app, one route handler', note: 'target ratio ≤ 1.4' },
+        {
+          group: 'memory',
+          name: `RSS after ${SECONDS} s of mixed load (embedded defaults)`,
+          value: loaded / 2 ** 20,
+          unit: 'MB',
+          baseline: baseline / 2 ** 20,
+          baselineName: 'minimal Next.js app, one route handler',
+          note: 'target ratio ≤ 1.4',
+        },
         { group: 'memory', name: 'RSS idle after start (embedded defaults)', value: idle / 2 ** 20, unit: 'MB' },
       )
     } finally {

@@ -41,7 +41,15 @@ async function run(): Promise<BenchRow[]> {
     const cachedCalls = upstream.requests.length - coldCalls
     const group = 'pds-heatmap'
     return [
-      { group, name: 'cold heatmap', value: coldMs, unit: 'ms', baseline: cachedMs, baselineName: 'cached repeat', note: `${ACCOUNTS} accounts × ${POSTS} posts` },
+      {
+        group,
+        name: 'cold heatmap',
+        value: coldMs,
+        unit: 'ms',
+        baseline: cachedMs,
+        baselineName: 'cached repeat',
+        note: `${ACCOUNTS} accounts × ${POSTS} posts`,
+      },
       { group, name: 'cached repeat (median of 20)', value: cachedMs, unit: 'ms' },
       { group, name: 'upstream calls, cold', value: coldCalls, unit: 'calls', note: 'listRepos pages + listRecords pages (100 per page)' },
       { group, name: 'upstream calls, 20 cached repeats', value: cachedCalls, unit: 'calls' },

@@ -15,7 +15,13 @@ async function bareServer() {
   const server = createServer((req, res) => {
     const body =
       req.url === '/api/health'
-        ? { status: 'ok', version: '1.1.0', uptimeSeconds: 1, time: new Date().toISOString(), checks: { rateLimitStore: { status: 'ok', required: false, latencyMs: 0, detail: 'in-memory (single process)' } } }
+        ? {
+            status: 'ok',
+            version: '1.1.0',
+            uptimeSeconds: 1,
+            time: new Date().toISOString(),
+            checks: { rateLimitStore: { status: 'ok', required: false, latencyMs: 0, detail: 'in-memory (single process)' } },
+          }
         : { version: 4, format: 'D', count: 1, guids: [randomUUID()] }
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': randomUUID() })
     res.end(JSON.stringify(body))
@@ -56,7 +62,15 @@ async function run(): Promise<BenchRow[]> {
       rows.push(
         { group, name: 'requests/s', value: r.requestsPerSec, unit: 'req/s', baseline: none.requestsPerSec, baselineName: 'no limiter' },
         { group, name: 'p50 latency', value: r.p50Ms, unit: 'ms', baseline: none.p50Ms, baselineName: 'no limiter' },
-        { group, name: 'p99 latency', value: r.p99Ms, unit: 'ms', baseline: none.p99Ms, baselineName: 'no limiter', note: r.non2xx ? `${r.non2xx} non-2xx` : undefined },
+        {
+          group,
+          name: 'p99 latency',
+          value: r.p99Ms,
+          unit: 'ms',
+          baseline: none.p99Ms,
+          baselineName: 'no limiter',
+          note: r.non2xx ? `${r.non2xx} non-2xx` : undefined,
+        },
       )
     }
   } finally {

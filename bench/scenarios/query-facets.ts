@@ -54,17 +54,28 @@ async function run(): Promise<BenchRow[]> {
     const app = await startApp({ DATABASE_URL: url, LOG_LEVEL: 'error', ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER })
     try {
       const post = async (path: string, body: unknown) => {
-        const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': token }, body: JSON.stringify(body) })
+        const res = await fetch(`${app.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': token },
+          body: JSON.stringify(body),
+        })
         if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
         return res.json()
       }
       const explain = async (s: Statement) => seqScans((await pool.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.params)).rows[0]['QUERY PLAN'])
-      const cases: Array<{ name: string; path: string; body: Record<string, unknown>; describe: (r: Record<string, unknown>) => string; statements: (r: Record<string, unknown>) => Statement[] }> = [
+      const cases: Array<{
+        name: string
+        path: string
+        body: Record<string, unknown>
+        describe: (r: Record<string, unknown>) => string
+        statements: (r: Record<string, unknown>) => Statement[]
+      }> = [
         {
           name: 'POST /query/api/facets (30 days, no filter) [goal ≤ 300 ms, ≤ 0.5x]',
           path: '/query/api/facets',
           body: range,
-          describe: (r) => `${(r.facets as Array<{ source: string }>).filter((f) => f.source === 'rollup').length} of ${(r.facets as unknown[]).length} columns from the rollup`,
+          describe: (r) =>
+            `${(r.facets as Array<{ source: string }>).filter((f) => f.source === 'rollup').length} of ${(r.facets as unknown[]).length} columns from the rollup`,
           statements: (r) => (r.statements as Array<{ sql: Statement }>).map((s) => s.sql),
         },
         {
@@ -99,7 +110,15 @@ async function run(): Promise<BenchRow[]> {
         const scans = (await Promise.all(c.statements(first).map(explain))).flat()
         await post(c.path, c.body)
         const [value, baseline] = await pairedMedians(RUNS, () => post(c.path, c.body), rawCount)
-        rows.push({ group, name: c.name, value, unit: 'ms', baseline, baselineName: `one raw count(*) of ${total.toLocaleString('en')} rows, 30 days via pg`, note: `${c.describe(first)}; ${scans.length ? `sequential scans: ${[...new Set(scans)].join(', ')}` : 'EXPLAIN: an index or the rollup'}` })
+        rows.push({
+          group,
+          name: c.name,
+          value,
+          unit: 'ms',
+          baseline,
+          baselineName: `one raw count(*) of ${total.toLocaleString('en')} rows, 30 days via pg`,
+          note: `${c.describe(first)}; ${scans.length ? `sequential scans: ${[...new Set(scans)].join(', ')}` : 'EXPLAIN: an index or the rollup'}`,
+        })
       }
     } finally {
       await app.stop()

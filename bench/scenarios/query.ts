@@ -32,7 +32,16 @@ import { ensureDatabase } from '../../scripts/ensure-database.mjs'
 // BENCH_QUERY_ROWS: fewer `requests` rows for a quick run (gateway datasets get a tenth of it).
 const REQUEST_ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000)
 const GATEWAY_ROWS = Math.min(1_000_000, Math.round(REQUEST_ROWS / 10))
-const ROWS: Record<DatasetId, number> = { requests: REQUEST_ROWS, dns: GATEWAY_ROWS, http: GATEWAY_ROWS, network: GATEWAY_ROWS, sessions: GATEWAY_ROWS, job_runs: 10_000, domain_checks: 10_000, alerts: 10_000 }
+const ROWS: Record<DatasetId, number> = {
+  requests: REQUEST_ROWS,
+  dns: GATEWAY_ROWS,
+  http: GATEWAY_ROWS,
+  network: GATEWAY_ROWS,
+  sessions: GATEWAY_ROWS,
+  job_runs: 10_000,
+  domain_checks: 10_000,
+  alerts: 10_000,
+}
 const RUNS = 15
 const FILTER = "status >= 400 AND route LIKE '/api/%'"
 const PAGE = 100
@@ -87,7 +96,17 @@ async function run(): Promise<BenchRow[]> {
     const queryBody = { dataset: 'requests', dateFrom: oneDay, dateTo: oneDay, filter: FILTER, limit: PAGE }
     const dashboardBody = { dataset: 'requests', dateFrom: from30, dateTo: to30 }
     const n = (x: number) => x.toLocaleString('en')
-    rows.push({ group, name: `seeding ${n(seeded.requests.rows)} requests rows (generate_series per day, indexes and rollup built per day, ATTACH PARTITION)`, value: seeded.requests.seconds, unit: 's', note: `${n(Math.round(seeded.requests.rows / seeded.requests.seconds))} rows/s incl. indexes and rollup; gateway datasets: ${DATASET_IDS.filter((d) => d !== 'requests').map((d) => `${d} ${seeded[d]?.seconds.toFixed(0)} s`).join(', ')} for ${n(GATEWAY_ROWS)} rows each` })
+    rows.push({
+      group,
+      name: `seeding ${n(seeded.requests.rows)} requests rows (generate_series per day, indexes and rollup built per day, ATTACH PARTITION)`,
+      value: seeded.requests.seconds,
+      unit: 's',
+      note: `${n(Math.round(seeded.requests.rows / seeded.requests.seconds))} rows/s incl. indexes and rollup; gateway datasets: ${DATASET_IDS.filter(
+        (d) => d !== 'requests',
+      )
+        .map((d) => `${d} ${seeded[d]?.seconds.toFixed(0)} s`)
+        .join(', ')} for ${n(GATEWAY_ROWS)} rows each`,
+    })
 
     // Production's access path: a signed token verified (proxy and route) against a key set
     // served on loopback, cached after the first request.
@@ -95,7 +114,14 @@ async function run(): Promise<BenchRow[]> {
     const jwks = await startJwksServer([key])
     const token = await signToken(key)
     const secret = `bench-${process.pid}`
-    const app = await startApp({ DATABASE_URL: url, LOG_LEVEL: 'error', ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER, LOGPUSH_SECRET: secret })
+    const app = await startApp({
+      DATABASE_URL: url,
+      LOG_LEVEL: 'error',
+      ACCESS_JWKS_URL: jwks.url,
+      ACCESS_AUDIENCE: TEST_AUDIENCE,
+      ACCESS_ISSUER: TEST_ISSUER,
+      LOGPUSH_SECRET: secret,
+    })
     try {
       const post = async (path: string, body: unknown) => {
         const res = await fetch(`${app.url}${path}`, {
@@ -113,44 +139,119 @@ async function run(): Promise<BenchRow[]> {
       const replayQuery = () => Promise.all([pool.query(query.sql.text, query.sql.params), pool.query(query.countSql.text, query.countSql.params)])
       for (let i = 0; i < 3; i++) await Promise.all([post('/query/api/query', queryBody), replayQuery()])
       const [httpQuery, pgQuery] = await pairedMedians(RUNS, () => post('/query/api/query', queryBody), replayQuery)
-      rows.push({ group, name: 'POST /query/api/query (1 day, filter) [goal ≤ 1.5x]', value: httpQuery, unit: 'ms', baseline: pgQuery, baselineName: 'same SQL via pg', note: `${query.count.toLocaleString('en')} matching rows; median of ${RUNS}` })
+      rows.push({
+        group,
+        name: 'POST /query/api/query (1 day, filter) [goal ≤ 1.5x]',
+        value: httpQuery,
+        unit: 'ms',
+        baseline: pgQuery,
+        baselineName: 'same SQL via pg',
+        note: `${query.count.toLocaleString('en')} matching rows; median of ${RUNS}`,
+      })
 
       // 2. 30 days of dashboard against one raw count over the same 30 days.
       const dashboard = (await post('/query/api/dashboard', dashboardBody)) as { panels: Array<{ id: string; source: string; sql: Statement }> }
-      const rawCount = () => pool.query('SELECT count(*) FROM request_log WHERE time >= $1::timestamptz AND time < $2::timestamptz', [`${from30}T00:00:00Z`, new Date(Date.parse(`${to30}T00:00:00Z`) + 86_400_000).toISOString()])
+      const rawCount = () =>
+        pool.query('SELECT count(*) FROM request_log WHERE time >= $1::timestamptz AND time < $2::timestamptz', [
+          `${from30}T00:00:00Z`,
+          new Date(Date.parse(`${to30}T00:00:00Z`) + 86_400_000).toISOString(),
+        ])
       await rawCount()
       const [httpDashboard, pgCount] = await pairedMedians(5, () => post('/query/api/dashboard', dashboardBody), rawCount)
       const replayDashboard = await medianMs(RUNS, () => Promise.all(dashboard.panels.map((p) => pool.query(p.sql.text, p.sql.params))))
       const fromRollup = dashboard.panels.filter((p) => p.source === 'rollup').length
-      rows.push({ group, name: 'POST /query/api/dashboard (30 days) [goal ≤ 300 ms, ≤ 0.5x]', value: httpDashboard, unit: 'ms', baseline: pgCount, baselineName: 'one raw count(*), 30 days via pg', note: `${fromRollup} of ${dashboard.panels.length} panels from the rollup; their SQL alone via pg: ${replayDashboard.toFixed(1)} ms` })
+      rows.push({
+        group,
+        name: 'POST /query/api/dashboard (30 days) [goal ≤ 300 ms, ≤ 0.5x]',
+        value: httpDashboard,
+        unit: 'ms',
+        baseline: pgCount,
+        baselineName: 'one raw count(*), 30 days via pg',
+        note: `${fromRollup} of ${dashboard.panels.length} panels from the rollup; their SQL alone via pg: ${replayDashboard.toFixed(1)} ms`,
+      })
 
       // 2b. The comparison with the week before (30 days: both histograms and what changed per
       //     column) and the 30-day histogram split by status class, against the same raw count.
       const compareBody = { ...dashboardBody, compare: 'week' }
       const splitBody = { ...dashboardBody, split: 'status_class' }
-      const compared = (await post('/query/api/compare', compareBody)) as { changes: Array<{ source: string }>; histogram: { source: string }; baseline: { source: string } }
+      const compared = (await post('/query/api/compare', compareBody)) as {
+        changes: Array<{ source: string }>
+        histogram: { source: string }
+        baseline: { source: string }
+      }
       const split = (await post('/query/api/split', splitBody)) as { source: string }
       const [httpCompare, pgCount2] = await pairedMedians(5, () => post('/query/api/compare', compareBody), rawCount)
-      rows.push({ group, name: 'POST /query/api/compare (30 days against the week before) [goal ≤ 300 ms, ≤ 0.5x]', value: httpCompare, unit: 'ms', baseline: pgCount2, baselineName: 'one raw count(*), 30 days via pg', note: `histograms from ${compared.histogram.source} and ${compared.baseline.source}; ${compared.changes.filter((c) => c.source === 'rollup').length} of ${compared.changes.length} columns from the rollup` })
+      rows.push({
+        group,
+        name: 'POST /query/api/compare (30 days against the week before) [goal ≤ 300 ms, ≤ 0.5x]',
+        value: httpCompare,
+        unit: 'ms',
+        baseline: pgCount2,
+        baselineName: 'one raw count(*), 30 days via pg',
+        note: `histograms from ${compared.histogram.source} and ${compared.baseline.source}; ${compared.changes.filter((c) => c.source === 'rollup').length} of ${compared.changes.length} columns from the rollup`,
+      })
       const [httpSplit, pgCount3] = await pairedMedians(5, () => post('/query/api/split', splitBody), rawCount)
-      rows.push({ group, name: 'POST /query/api/split (30 days by status class) [goal ≤ 300 ms, ≤ 0.5x]', value: httpSplit, unit: 'ms', baseline: pgCount3, baselineName: 'one raw count(*), 30 days via pg', note: `from ${split.source}` })
+      rows.push({
+        group,
+        name: 'POST /query/api/split (30 days by status class) [goal ≤ 300 ms, ≤ 0.5x]',
+        value: httpSplit,
+        unit: 'ms',
+        baseline: pgCount3,
+        baselineName: 'one raw count(*), 30 days via pg',
+        note: `from ${split.source}`,
+      })
       // 2b. The same 30 days given to the minute and to the second, each against one raw count(*)
       //     in the same run: the rollup answers the interior, the rows only the partial minutes at
       //     the edges, so both stay near the whole-day figure. Plus the rollup's size against its rows.
       const minuteTo = Math.floor(latest / 60_000) * 60_000 - 3 * 60_000
-      const minuteBody = { dataset: 'requests', dateFrom: new Date(minuteTo - 30 * 86_400_000 + 7 * 60_000).toISOString(), dateTo: new Date(minuteTo).toISOString() }
-      const secondBody = { dataset: 'requests', dateFrom: new Date(Date.parse(minuteBody.dateFrom) + 17_345).toISOString(), dateTo: new Date(minuteTo - 3_210).toISOString() }
-      const rangeCount = () => pool.query('SELECT count(*) FROM request_log WHERE time >= $1::timestamptz AND time < $2::timestamptz', [minuteBody.dateFrom, minuteBody.dateTo])
+      const minuteBody = {
+        dataset: 'requests',
+        dateFrom: new Date(minuteTo - 30 * 86_400_000 + 7 * 60_000).toISOString(),
+        dateTo: new Date(minuteTo).toISOString(),
+      }
+      const secondBody = {
+        dataset: 'requests',
+        dateFrom: new Date(Date.parse(minuteBody.dateFrom) + 17_345).toISOString(),
+        dateTo: new Date(minuteTo - 3_210).toISOString(),
+      }
+      const rangeCount = () =>
+        pool.query('SELECT count(*) FROM request_log WHERE time >= $1::timestamptz AND time < $2::timestamptz', [minuteBody.dateFrom, minuteBody.dateTo])
       for (const body of [minuteBody, secondBody]) await post('/query/api/dashboard', body)
       const [minuteMs, minuteCount] = await pairedMedians(5, () => post('/query/api/dashboard', minuteBody), rangeCount)
       const [secondMs, secondCount] = await pairedMedians(5, () => post('/query/api/dashboard', secondBody), rangeCount)
       const second = (await post('/query/api/dashboard', secondBody)) as { panels: Array<{ source: string; approximate?: boolean }> }
       const secondFromRollup = second.panels.filter((p) => p.source === 'rollup').length
       const approximate = second.panels.filter((p) => p.approximate).length
-      rows.push({ group, name: 'POST /query/api/dashboard (30 days to the minute) [goal ≤ 0.5x]', value: minuteMs, unit: 'ms', baseline: minuteCount, baselineName: 'one raw count(*), same range via pg' })
-      rows.push({ group, name: 'POST /query/api/dashboard (30 days to the second) [goal ≤ 0.5x]', value: secondMs, unit: 'ms', baseline: secondCount, baselineName: 'one raw count(*), same range via pg', note: `${secondFromRollup} of ${second.panels.length} panels from the rollup (${approximate} top lists marked approximate); to the minute: ${minuteMs.toFixed(1)} ms` })
-      const size = (await pool.query<{ rows: string; rollup: string }>('SELECT (SELECT count(*) FROM request_log) AS rows, (SELECT count(*) FROM request_log_rollup) AS rollup')).rows[0]
-      rows.push({ group, name: 'request_log_rollup rows [goal ≤ 0.5x]', value: Number(size.rollup), unit: 'rows', baseline: Number(size.rows), baselineName: 'request_log rows it summarises' })
+      rows.push({
+        group,
+        name: 'POST /query/api/dashboard (30 days to the minute) [goal ≤ 0.5x]',
+        value: minuteMs,
+        unit: 'ms',
+        baseline: minuteCount,
+        baselineName: 'one raw count(*), same range via pg',
+      })
+      rows.push({
+        group,
+        name: 'POST /query/api/dashboard (30 days to the second) [goal ≤ 0.5x]',
+        value: secondMs,
+        unit: 'ms',
+        baseline: secondCount,
+        baselineName: 'one raw count(*), same range via pg',
+        note: `${secondFromRollup} of ${second.panels.length} panels from the rollup (${approximate} top lists marked approximate); to the minute: ${minuteMs.toFixed(1)} ms`,
+      })
+      const size = (
+        await pool.query<{ rows: string; rollup: string }>(
+          'SELECT (SELECT count(*) FROM request_log) AS rows, (SELECT count(*) FROM request_log_rollup) AS rollup',
+        )
+      ).rows[0]
+      rows.push({
+        group,
+        name: 'request_log_rollup rows [goal ≤ 0.5x]',
+        value: Number(size.rollup),
+        unit: 'rows',
+        baseline: Number(size.rows),
+        baselineName: 'request_log rows it summarises',
+      })
 
       // 3. Keyset paging: page 200 (rows 19,901–20,000 of the 30 days) against page 1.
       const range30 = { dataset: 'requests', dateFrom: from30, dateTo: to30, limit: PAGE }
@@ -163,9 +264,21 @@ async function run(): Promise<BenchRow[]> {
       const page200 = { ...range30, offset: 199 * PAGE, cursor }
       const offset200 = { ...range30, offset: 199 * PAGE }
       for (let i = 0; i < 3; i++) await Promise.all([post('/query/api/query', range30), post('/query/api/query', page200)])
-      const [keyset, first] = await pairedMedians(RUNS, () => post('/query/api/query', page200), () => post('/query/api/query', range30))
+      const [keyset, first] = await pairedMedians(
+        RUNS,
+        () => post('/query/api/query', page200),
+        () => post('/query/api/query', range30),
+      )
       const offset = await medianMs(5, () => post('/query/api/query', offset200))
-      rows.push({ group, name: 'keyset page 200 (30 days, 100 rows) [goal ≤ 1.2x]', value: keyset, unit: 'ms', baseline: first, baselineName: 'page 1', note: `offset paging to the same page: ${offset.toFixed(1)} ms` })
+      rows.push({
+        group,
+        name: 'keyset page 200 (30 days, 100 rows) [goal ≤ 1.2x]',
+        value: keyset,
+        unit: 'ms',
+        baseline: first,
+        baselineName: 'page 1',
+        note: `offset paging to the same page: ${offset.toFixed(1)} ms`,
+      })
 
       // 4. Logpush ingest of gzip'd batches (rollups included) against COPY of the same rows.
       const run = Date.now()
@@ -190,16 +303,22 @@ async function run(): Promise<BenchRow[]> {
       )
       const batches = Array.from({ length: INGEST_LINES / INGEST_BATCH }, (_, b) => gzipSync(lines.slice(b * INGEST_BATCH, (b + 1) * INGEST_BATCH).join('\n')))
       const send = async (batch: Buffer) => {
-        const res = await fetch(`${app.url}/query/ingest/dns`, { method: 'POST', headers: { 'x-logpush-secret': secret, 'content-encoding': 'gzip' }, body: new Uint8Array(batch) })
+        const res = await fetch(`${app.url}/query/ingest/dns`, {
+          method: 'POST',
+          headers: { 'x-logpush-secret': secret, 'content-encoding': 'gzip' },
+          body: new Uint8Array(batch),
+        })
         const body = (await res.json()) as { inserted: number }
         if (res.status !== 200 || body.inserted !== INGEST_BATCH) throw new Error(`ingest answered ${res.status}: ${JSON.stringify(body)}`)
       }
       // Two uploads in flight: one batch is parsed while the other is written.
       const t0 = performance.now()
       const queue = [...batches]
-      await Promise.all([0, 1].map(async () => {
-        for (let batch = queue.shift(); batch; batch = queue.shift()) await send(batch)
-      }))
+      await Promise.all(
+        [0, 1].map(async () => {
+          for (let batch = queue.shift(); batch; batch = queue.shift()) await send(batch)
+        }),
+      )
       const ingestRate = INGEST_LINES / secondsSince(t0)
       const parsed = parseBatch(DATASETS.dns, gatewayDns, lines.join('\n')).rows
       const columns = Object.entries(getTableColumns(gatewayDns)).filter(([prop]) => prop in parsed[0])
@@ -210,11 +329,23 @@ async function run(): Promise<BenchRow[]> {
       await pool.query('DROP TABLE IF EXISTS bench_copy_dns')
       await pool.query('CREATE TABLE bench_copy_dns (LIKE gateway_dns INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)')
       const t1 = performance.now()
-      const copied = spawnSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy bench_copy_dns (${columns.map(([, c]) => c.name).join(', ')}) FROM STDIN WITH (FORMAT csv)`], { input: csv })
+      const copied = spawnSync(
+        'psql',
+        [url, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy bench_copy_dns (${columns.map(([, c]) => c.name).join(', ')}) FROM STDIN WITH (FORMAT csv)`],
+        { input: csv },
+      )
       const copyRate = INGEST_LINES / secondsSince(t1)
       if (copied.status !== 0) throw new Error(`COPY failed: ${copied.stderr}`)
       await pool.query('DROP TABLE bench_copy_dns')
-      rows.push({ group, name: 'Logpush ingest, gzip NDJSON incl. rollups [goal ≥ 50,000 rows/s]', value: ingestRate, unit: 'rows/s', baseline: copyRate, baselineName: 'COPY of the same rows (psql)', note: `${INGEST_LINES.toLocaleString('en')} gateway_dns lines (5,000 distinct domains) in ${batches.length} batches of ${INGEST_BATCH.toLocaleString('en')} over HTTP, 2 in flight` })
+      rows.push({
+        group,
+        name: 'Logpush ingest, gzip NDJSON incl. rollups [goal ≥ 50,000 rows/s]',
+        value: ingestRate,
+        unit: 'rows/s',
+        baseline: copyRate,
+        baselineName: 'COPY of the same rows (psql)',
+        note: `${INGEST_LINES.toLocaleString('en')} gateway_dns lines (5,000 distinct domains) in ${batches.length} batches of ${INGEST_BATCH.toLocaleString('en')} over HTTP, 2 in flight`,
+      })
     } finally {
       await app.stop()
       await jwks.close()
@@ -254,9 +385,31 @@ async function run(): Promise<BenchRow[]> {
       })
       const withSession = await medianMs(200, () => reader.query('SELECT 1'))
       await Promise.all([plain.end(), reader.end()])
-      rows.push({ group, name: 'step: JWT verification, remembered verdict (proxy and route, every request after the first)', value: verifyAgain * 1000, unit: 'µs', baseline: verify * 1000, baselineName: "a token's first verification (key set cached)" })
-      rows.push({ group, name: 'step: filter, remembered check', value: filterAgainMs * 1000, unit: 'µs', baseline: filterMs * 1000, baselineName: 'first parse + allow-list + deparse', note: FILTER })
-      rows.push({ group, name: 'step: read-only set-up, query role connections (SELECT 1)', value: withSession, unit: 'ms', baseline: withTransaction, baselineName: 'BEGIN, set_config, SELECT 1, COMMIT (before)' })
+      rows.push({
+        group,
+        name: 'step: JWT verification, remembered verdict (proxy and route, every request after the first)',
+        value: verifyAgain * 1000,
+        unit: 'µs',
+        baseline: verify * 1000,
+        baselineName: "a token's first verification (key set cached)",
+      })
+      rows.push({
+        group,
+        name: 'step: filter, remembered check',
+        value: filterAgainMs * 1000,
+        unit: 'µs',
+        baseline: filterMs * 1000,
+        baselineName: 'first parse + allow-list + deparse',
+        note: FILTER,
+      })
+      rows.push({
+        group,
+        name: 'step: read-only set-up, query role connections (SELECT 1)',
+        value: withSession,
+        unit: 'ms',
+        baseline: withTransaction,
+        baselineName: 'BEGIN, set_config, SELECT 1, COMMIT (before)',
+      })
     }
 
     // 7. Plans: every quick filter (rows and count over a day) and every dashboard panel (30 days).
@@ -264,9 +417,21 @@ async function run(): Promise<BenchRow[]> {
       const key = await createTestKey('plans')
       const jwks = await startJwksServer([key])
       const token = await signToken(key)
-      const app = await startApp({ DATABASE_URL: url, LOG_LEVEL: 'error', ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER })
+      const app = await startApp({
+        DATABASE_URL: url,
+        LOG_LEVEL: 'error',
+        ACCESS_JWKS_URL: jwks.url,
+        ACCESS_AUDIENCE: TEST_AUDIENCE,
+        ACCESS_ISSUER: TEST_ISSUER,
+      })
       const post = async (path: string, body: unknown) =>
-        (await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': token }, body: JSON.stringify(body) })).json()
+        (
+          await fetch(`${app.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: app.url, 'cf-access-jwt-assertion': token },
+            body: JSON.stringify(body),
+          })
+        ).json()
       const checked: Array<{ dataset: string; what: string; seqScans: string[] }> = []
       const explain = async (dataset: string, what: string, s: Statement) => {
         const plan = (await pool.query(`EXPLAIN (FORMAT JSON) ${s.text.replace(/^EXPLAIN \(FORMAT JSON\) /, '')}`, s.params)).rows[0]['QUERY PLAN']
@@ -278,11 +443,18 @@ async function run(): Promise<BenchRow[]> {
           const { rows: last } = await pool.query<{ t: Date }>(`SELECT max(${d.timeColumn}) AS t FROM ${d.table} WHERE demo`)
           const dayOf = day(last[0].t.getTime() - 86_400_000)
           for (const q of d.quickFilters) {
-            const r = (await post('/query/api/query', { dataset: id, dateFrom: dayOf, dateTo: dayOf, filter: q.filter })) as { sql: Statement; countSql: Statement }
+            const r = (await post('/query/api/query', { dataset: id, dateFrom: dayOf, dateTo: dayOf, filter: q.filter })) as {
+              sql: Statement
+              countSql: Statement
+            }
             await explain(id, `${q.label}: rows`, r.sql)
             await explain(id, `${q.label}: count`, r.countSql)
           }
-          const dash = (await post('/query/api/dashboard', { dataset: id, dateFrom: day(last[0].t.getTime() - 29 * 86_400_000), dateTo: day(last[0].t.getTime()) })) as { panels: Array<{ id: string; sql: Statement }> }
+          const dash = (await post('/query/api/dashboard', {
+            dataset: id,
+            dateFrom: day(last[0].t.getTime() - 29 * 86_400_000),
+            dateTo: day(last[0].t.getTime()),
+          })) as { panels: Array<{ id: string; sql: Statement }> }
           for (const p of dash.panels) await explain(id, `dashboard ${p.id}`, p.sql)
         }
       } finally {
@@ -291,7 +463,15 @@ async function run(): Promise<BenchRow[]> {
       }
       const bad = checked.filter((c) => c.seqScans.length)
       for (const c of bad) console.log(`  sequential scan: ${c.dataset} ${c.what} (${c.seqScans.slice(0, 3).join(', ')}${c.seqScans.length > 3 ? '…' : ''})`)
-      rows.push({ group, name: 'plans reading an index or a rollup (EXPLAIN)', value: checked.length - bad.length, unit: 'statements', baseline: checked.length, baselineName: 'quick-filter rows and counts, dashboard panels', note: bad.length ? `sequential scans: ${bad.map((b) => `${b.dataset} ${b.what}`).join('; ')}` : 'no sequential scan of dataset rows' })
+      rows.push({
+        group,
+        name: 'plans reading an index or a rollup (EXPLAIN)',
+        value: checked.length - bad.length,
+        unit: 'statements',
+        baseline: checked.length,
+        baselineName: 'quick-filter rows and counts, dashboard panels',
+        note: bad.length ? `sequential scans: ${bad.map((b) => `${b.dataset} ${b.what}`).join('; ')}` : 'no sequential scan of dataset rows',
+      })
     }
     return rows
   } finally {

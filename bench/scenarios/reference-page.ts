@@ -35,15 +35,16 @@ async function loadOnce(browser: Browser, url: string, waitForReference: boolean
   const html = (await response?.text()) ?? ''
   let readyMs: number | undefined
   if (waitForReference) {
-    await page.waitForFunction(() => !document.querySelector('nav[aria-label="Operations"]') && document.querySelector('.scalar-app'), null, { polling: 'raf', timeout: 120_000 })
+    await page.waitForFunction(() => !document.querySelector('nav[aria-label="Operations"]') && document.querySelector('.scalar-app'), null, {
+      polling: 'raf',
+      timeout: 120_000,
+    })
     readyMs = await page.evaluate(() => performance.now())
   }
   await page.waitForLoadState('networkidle')
   const fcpMs = await page.evaluate(
     () =>
-      new Promise<number>((resolve) =>
-        new PerformanceObserver((list) => resolve(list.getEntries()[0].startTime)).observe({ type: 'paint', buffered: true }),
-      ),
+      new Promise<number>((resolve) => new PerformanceObserver((list) => resolve(list.getEntries()[0].startTime)).observe({ type: 'paint', buffered: true })),
   )
   let initialJsBytes = 0
   let totalJsBytes = 0
@@ -79,7 +80,15 @@ async function run(): Promise<BenchRow[]> {
     return [
       { group, name: 'first contentful paint', value: docs.fcpMs, unit: 'ms', baseline: landing.fcpMs, baselineName, note: `median of ${RUNS}, cold cache` },
       { group, name: 'JS in the initial HTML', value: docs.initialKb, unit: 'KB', baseline: landing.initialKb, baselineName, note: 'transferred (compressed)' },
-      { group, name: 'JS transferred in total', value: docs.totalKb, unit: 'KB', baseline: landing.totalKb, baselineName, note: 'Scalar included, loaded after first paint' },
+      {
+        group,
+        name: 'JS transferred in total',
+        value: docs.totalKb,
+        unit: 'KB',
+        baseline: landing.totalKb,
+        baselineName,
+        note: 'Scalar included, loaded after first paint',
+      },
       {
         group: '/api/docs: interactive reference ready vs first paint',
         name: 'time',

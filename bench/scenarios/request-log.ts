@@ -26,7 +26,22 @@ const SECONDS = Number(process.env.BENCH_REQUEST_LOG_SECONDS ?? 6)
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5)
 const secondsSince = (t0: number) => (performance.now() - t0) / 1000
 
-const entry = (requestId: string): RequestLogEntry => ({ time: new Date(), requestId, method: 'GET', route: '/api/health', query: '', status: 200, durationMs: 1.5, clientIp: '203.0.113.7', country: 'FR', userAgent: 'bench-request-log', referrer: null, apiKeyPresent: false, rateLimited: false, mcpTool: null })
+const entry = (requestId: string): RequestLogEntry => ({
+  time: new Date(),
+  requestId,
+  method: 'GET',
+  route: '/api/health',
+  query: '',
+  status: 200,
+  durationMs: 1.5,
+  clientIp: '203.0.113.7',
+  country: 'FR',
+  userAgent: 'bench-request-log',
+  referrer: null,
+  apiKeyPresent: false,
+  rateLimited: false,
+  mcpTool: null,
+})
 
 /** Offers RATE entries/s for SECONDS, then waits until every one is stored; entries stored per second of the whole run. */
 async function sustained(pool: pg.Pool, writer: RequestLogWriter, prefix: string, settled: () => boolean, drain: () => Promise<void>) {
@@ -41,7 +56,8 @@ async function sustained(pool: pg.Pool, writer: RequestLogWriter, prefix: string
     recordMs += performance.now() - r0
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  const count = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM request_log WHERE request_id LIKE $1', [`${prefix}%`])).rows[0].n)
+  const count = async () =>
+    Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM request_log WHERE request_id LIKE $1', [`${prefix}%`])).rows[0].n)
   while (!settled() && secondsSince(t0) < SECONDS + 120) await drain()
   await writer.stop()
   let stored = await count()
@@ -74,9 +90,21 @@ const scenario: Scenario = {
       // 1. Sustained entries/s: the journal against the memory writer, the same offered load.
       const spool = createSpool(tempDir(), 1024 * 1024 * 1024)
       const journal = createDurableRequestLog({ spool, db: async () => db as never })
-      const withJournal = await sustained(pool, journal, `bench-rl-journal-${run}-`, () => spool.status().segments === 0 && spool.status().uncommitted === 0, () => journal.flush())
+      const withJournal = await sustained(
+        pool,
+        journal,
+        `bench-rl-journal-${run}-`,
+        () => spool.status().segments === 0 && spool.status().uncommitted === 0,
+        () => journal.flush(),
+      )
       const memory = createRequestLogWriter({ db: async () => db as never, flushMs: 250 })
-      const withMemory = await sustained(pool, memory, `bench-rl-memory-${run}-`, () => memory.status().pending === 0, () => memory.flush())
+      const withMemory = await sustained(
+        pool,
+        memory,
+        `bench-rl-memory-${run}-`,
+        () => memory.status().pending === 0,
+        () => memory.flush(),
+      )
       rows.push({
         group,
         name: 'entries/s sustained, journal + shipper (group commit)',
@@ -102,7 +130,15 @@ const scenario: Scenario = {
         await s.close()
         times.sort((a, b) => a - b)
         const p = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]
-        rows.push({ group, name: 'one group commit (write + fdatasync), median', value: p(0.5), unit: 'ms', baseline: COMMIT_MS, baselineName: 'the commit interval', note: `${perCommit} lines a commit (1,000 requests/s); p99 ${p(0.99).toFixed(2)} ms; 200 commits; off the event loop (libuv thread pool)` })
+        rows.push({
+          group,
+          name: 'one group commit (write + fdatasync), median',
+          value: p(0.5),
+          unit: 'ms',
+          baseline: COMMIT_MS,
+          baselineName: 'the commit interval',
+          note: `${perCommit} lines a commit (1,000 requests/s); p99 ${p(0.99).toFixed(2)} ms; 200 commits; off the event loop (libuv thread pool)`,
+        })
       }
 
       // 3. The request path: the built server with the journal against the same server with the memory writer.
@@ -120,12 +156,33 @@ const scenario: Scenario = {
       const j1 = await measure({ REQUEST_LOG_SPOOL_DIR: tempDir() })
       const j2 = await measure({ REQUEST_LOG_SPOOL_DIR: tempDir() })
       const m2 = await measure({})
-      const mean = (a: typeof m1, b: typeof m1) => ({ requestsPerSec: (a.requestsPerSec + b.requestsPerSec) / 2, p50Ms: (a.p50Ms + b.p50Ms) / 2, p99Ms: (a.p99Ms + b.p99Ms) / 2, non2xx: a.non2xx + b.non2xx })
+      const mean = (a: typeof m1, b: typeof m1) => ({
+        requestsPerSec: (a.requestsPerSec + b.requestsPerSec) / 2,
+        p50Ms: (a.p50Ms + b.p50Ms) / 2,
+        p99Ms: (a.p99Ms + b.p99Ms) / 2,
+        non2xx: a.non2xx + b.non2xx,
+      })
       const journaled = mean(j1, j2)
       const inMemory = mean(m1, m2)
       const paired = `${PATH}, journal vs memory writer`
-      rows.push({ group: paired, name: 'p99 latency', value: journaled.p99Ms, unit: 'ms', baseline: inMemory.p99Ms, baselineName: 'memory writer', note: `p50 ${journaled.p50Ms} ms vs ${inMemory.p50Ms} ms; 10 connections, ${DURATION_S} s, two runs each in ABBA order, averaged` })
-      rows.push({ group: paired, name: 'requests/s', value: journaled.requestsPerSec, unit: 'req/s', baseline: inMemory.requestsPerSec, baselineName: 'memory writer', note: `non-2xx ${journaled.non2xx} / ${inMemory.non2xx}` })
+      rows.push({
+        group: paired,
+        name: 'p99 latency',
+        value: journaled.p99Ms,
+        unit: 'ms',
+        baseline: inMemory.p99Ms,
+        baselineName: 'memory writer',
+        note: `p50 ${journaled.p50Ms} ms vs ${inMemory.p50Ms} ms; 10 connections, ${DURATION_S} s, two runs each in ABBA order, averaged`,
+      })
+      rows.push({
+        group: paired,
+        name: 'requests/s',
+        value: journaled.requestsPerSec,
+        unit: 'req/s',
+        baseline: inMemory.requestsPerSec,
+        baselineName: 'memory writer',
+        note: `non-2xx ${journaled.non2xx} / ${inMemory.non2xx}`,
+      })
       return rows
     } finally {
       await pool.end()

@@ -15,7 +15,8 @@ export function chartExtras({ split, compare }: Extras): { series?: ChartSeries[
   }
 }
 
-export const baselineLabel = (mode: keyof typeof COMPARE_MODES) => (mode === 'previous' ? 'Previous period' : mode === 'day' ? 'A day earlier' : 'A week earlier')
+export const baselineLabel = (mode: keyof typeof COMPARE_MODES) =>
+  mode === 'previous' ? 'Previous period' : mode === 'day' ? 'A day earlier' : 'A week earlier'
 
 /** One line under a chart saying what it stacks and what the dashed line is, with the figures. */
 export function ChartLegendNote({ split, compare, tz }: Extras & { tz: string }) {

@@ -46,7 +46,12 @@ export function ColumnPicker({ path, state, columns }: { path: string; state: Vi
           <button type="button" className={styles.button} onClick={() => setPicked(new Set())}>
             None
           </button>
-          <button type="submit" className={`${styles.button} ${styles.primary}`} disabled={picked.size === 0} title={picked.size === 0 ? 'Pick at least one column' : undefined}>
+          <button
+            type="submit"
+            className={`${styles.button} ${styles.primary}`}
+            disabled={picked.size === 0}
+            title={picked.size === 0 ? 'Pick at least one column' : undefined}
+          >
             Show {picked.size} column{picked.size === 1 ? '' : 's'}
           </button>
         </div>

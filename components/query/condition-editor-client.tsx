@@ -2,7 +2,16 @@
 
 import { useRouter } from 'next/navigation'
 import { useId, useState } from 'react'
-import { describeCondition, MAX_WINDOW_MINUTES, METRIC_LABELS, METRICS, MIN_WINDOW_MINUTES, OPS, type Condition, type Metric } from '@/lib/saved-views/condition'
+import {
+  describeCondition,
+  MAX_WINDOW_MINUTES,
+  METRIC_LABELS,
+  METRICS,
+  MIN_WINDOW_MINUTES,
+  OPS,
+  type Condition,
+  type Metric,
+} from '@/lib/saved-views/condition'
 import { apiError } from './save-view-client'
 import styles from './query.module.css'
 
@@ -17,7 +26,9 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
   const [message, setMessage] = useState('')
 
   async function send(next: Condition | null, done: string) {
-    const res = await fetch(api, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ condition: next }) }).catch(() => null)
+    const res = await fetch(api, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ condition: next }) }).catch(
+      () => null,
+    )
     if (!res) return setMessage('The server could not be reached.')
     if (!res.ok) return setMessage(await apiError(res))
     setMessage(done)
@@ -65,9 +76,28 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
             ))}
           </select>
           <label htmlFor={`${id}-threshold`}>{metric === 'error_rate' ? 'Threshold (%)' : 'Threshold (rows)'}</label>
-          <input id={`${id}-threshold`} name="threshold" type="number" required min={0} max={metric === 'error_rate' ? 100 : undefined} step="any" defaultValue={threshold} inputMode="decimal" />
+          <input
+            id={`${id}-threshold`}
+            name="threshold"
+            type="number"
+            required
+            min={0}
+            max={metric === 'error_rate' ? 100 : undefined}
+            step="any"
+            defaultValue={threshold}
+            inputMode="decimal"
+          />
           <label htmlFor={`${id}-window`}>Over the last (minutes)</label>
-          <input id={`${id}-window`} name="window" type="number" required min={MIN_WINDOW_MINUTES} max={MAX_WINDOW_MINUTES} step={1} defaultValue={condition?.windowMinutes ?? 15} />
+          <input
+            id={`${id}-window`}
+            name="window"
+            type="number"
+            required
+            min={MIN_WINDOW_MINUTES}
+            max={MAX_WINDOW_MINUTES}
+            step={1}
+            defaultValue={condition?.windowMinutes ?? 15}
+          />
           <button type="submit">Save alert</button>
           <button type="button" onClick={() => setEditing(false)}>
             Cancel

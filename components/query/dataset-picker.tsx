@@ -10,7 +10,11 @@ export function DatasetPicker({ path, state }: { path: string; state: ViewState 
     <>
       <nav className={styles.datasets} aria-label="Datasets">
         {DATASET_IDS.map((id) => (
-          <Link key={id} href={viewHref(path, state, { dataset: id, filter: '', offset: 0, columns: [], sort: '', desc: true })} aria-current={id === state.dataset ? 'page' : undefined}>
+          <Link
+            key={id}
+            href={viewHref(path, state, { dataset: id, filter: '', offset: 0, columns: [], sort: '', desc: true })}
+            aria-current={id === state.dataset ? 'page' : undefined}
+          >
             {DATASETS[id].label}
           </Link>
         ))}

@@ -7,7 +7,19 @@ import type { ReactNode } from 'react'
 // A link that adds `column = value` to the filter; Alt/Option-click follows `excludeHref`
 // (`column != value`) instead. A plain link otherwise: it opens in a new tab, and works before
 // the page is interactive.
-export function DrilldownLink({ href, excludeHref, className, title, children }: { href: string; excludeHref: string; className?: string; title?: string; children: ReactNode }) {
+export function DrilldownLink({
+  href,
+  excludeHref,
+  className,
+  title,
+  children,
+}: {
+  href: string
+  excludeHref: string
+  className?: string
+  title?: string
+  children: ReactNode
+}) {
   const router = useRouter()
   return (
     <Link

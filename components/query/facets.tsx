@@ -24,7 +24,13 @@ export function WithFacets({ base, state, children }: { base: string; state: Vie
         <h2 id="facets-title" className={styles.facetsTitle}>
           Top values
         </h2>
-        <Suspense fallback={<p className={styles.hint} role="status">Counting top values…</p>}>
+        <Suspense
+          fallback={
+            <p className={styles.hint} role="status">
+              Counting top values…
+            </p>
+          }
+        >
           <Facets base={base} state={state} />
         </Suspense>
       </aside>
@@ -62,14 +68,25 @@ async function Facets({ base, state }: { base: string; state: ViewState }) {
         {result.elapsedMs} ms.
       </p>
       {result.facets.map((facet) => (
-        <section key={facet.column} className={styles.facet} aria-labelledby={`facet-${facet.column}`} data-testid="facet" data-column={facet.column} data-source={facet.source}>
+        <section
+          key={facet.column}
+          className={styles.facet}
+          aria-labelledby={`facet-${facet.column}`}
+          data-testid="facet"
+          data-column={facet.column}
+          data-source={facet.source}
+        >
           <h3 id={`facet-${facet.column}`}>
             <span>{facet.column}</span>
             <span className={styles.hint}>
               {sampled && facet.source === 'rollup' ? 'exact · ' : ''}
               {formatCount(facet.distinct)} {facet.distinct === 1 ? 'value' : 'values'}
             </span>
-            <Link className={styles.facetGroup} href={groupHref(`${base}/group`, state, { by: [facet.column], sort: 'count', desc: true, rows: false })} aria-label={`Group by ${facet.column}`}>
+            <Link
+              className={styles.facetGroup}
+              href={groupHref(`${base}/group`, state, { by: [facet.column], sort: 'count', desc: true, rows: false })}
+              aria-label={`Group by ${facet.column}`}
+            >
               group
             </Link>
           </h3>
@@ -89,10 +106,18 @@ async function Facets({ base, state }: { base: string; state: ViewState }) {
                     </span>
                     <span className={styles.facetShare} style={{ width: `${Math.max(0.5, v.share * 100)}%` }} aria-hidden="true" />
                     <span className={styles.facetOps}>
-                      <Link href={href(facet.column, v.value, '=')} aria-label={`Filter ${facet.column} = ${label}`} title={`Only rows where ${facet.column} = ${label}`}>
+                      <Link
+                        href={href(facet.column, v.value, '=')}
+                        aria-label={`Filter ${facet.column} = ${label}`}
+                        title={`Only rows where ${facet.column} = ${label}`}
+                      >
                         =
                       </Link>
-                      <Link href={href(facet.column, v.value, '!=')} aria-label={`Filter ${facet.column} ≠ ${label}`} title={`Rows where ${facet.column} ≠ ${label}`}>
+                      <Link
+                        href={href(facet.column, v.value, '!=')}
+                        aria-label={`Filter ${facet.column} ≠ ${label}`}
+                        title={`Rows where ${facet.column} ≠ ${label}`}
+                      >
                         ≠
                       </Link>
                     </span>

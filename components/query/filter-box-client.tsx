@@ -120,7 +120,8 @@ export function FilterBox({ defaultValue, placeholder, columns }: { defaultValue
         ) : null}
       </div>
       <span id={`${listId}-hint`} className={styles.hint}>
-        Column names complete as you type (↑ ↓, Enter or Tab). <kbd>Ctrl</kbd>+<kbd>Enter</kbd> runs the query. Comparisons, LIKE/ILIKE, IN, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts and a few functions are allowed.
+        Column names complete as you type (↑ ↓, Enter or Tab). <kbd>Ctrl</kbd>+<kbd>Enter</kbd> runs the query. Comparisons, LIKE/ILIKE, IN, IS [NOT] NULL,
+        BETWEEN, AND/OR/NOT, casts and a few functions are allowed.
       </span>
       <span aria-live="polite" className={styles.srOnly}>
         {open ? `${completion.options.length} column${completion.options.length > 1 ? 's' : ''} suggested` : ''}

@@ -83,8 +83,18 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
     const active = group.sort === key
     const desc = active ? !group.desc : key !== 'value'
     return (
-      <th key={`${key}-${title}`} scope="col" className={numeric ? styles.num : undefined} aria-sort={active ? (group.desc ? 'descending' : 'ascending') : undefined}>
-        <Link className={styles.sortLink} href={groupHref(path, state, group, { sort: key, desc })} data-dir={active ? (group.desc ? 'desc' : 'asc') : undefined} aria-label={`${title}: sort ${desc ? 'descending' : 'ascending'}`}>
+      <th
+        key={`${key}-${title}`}
+        scope="col"
+        className={numeric ? styles.num : undefined}
+        aria-sort={active ? (group.desc ? 'descending' : 'ascending') : undefined}
+      >
+        <Link
+          className={styles.sortLink}
+          href={groupHref(path, state, group, { sort: key, desc })}
+          data-dir={active ? (group.desc ? 'desc' : 'asc') : undefined}
+          aria-label={`${title}: sort ${desc ? 'descending' : 'ascending'}`}
+        >
           {title}
         </Link>
       </th>
@@ -98,8 +108,8 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
         <span className={styles.hint}>
           {' '}
           · <span data-testid="group-total">{formatCount(result.total)}</span> rows
-          {result.groupCount > shown ? ` · the ${formatCount(shown)} first by ${group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} shown` : ''} · from{' '}
-          <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> · {result.elapsedMs} ms in the database
+          {result.groupCount > shown ? ` · the ${formatCount(shown)} first by ${group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} shown` : ''} ·
+          from <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> · {result.elapsedMs} ms in the database
         </span>
       </h2>
       {result.omitted.length ? (
@@ -120,7 +130,15 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
             <caption className={styles.srOnly}>Groups by {result.by.join(' and ')}; a group’s first cell opens its rows; column headers sort.</caption>
             <thead>
               <tr>
-                {result.by.map((c, i) => (i === 0 ? sortHeader('value', c, false) : <th key={c} scope="col">{c}</th>))}
+                {result.by.map((c, i) =>
+                  i === 0 ? (
+                    sortHeader('value', c, false)
+                  ) : (
+                    <th key={c} scope="col">
+                      {c}
+                    </th>
+                  ),
+                )}
                 {measures.map((m) => sortHeader(m.key, m.title, true))}
                 <th scope="col" className={styles.num}>
                   Share
@@ -133,7 +151,11 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
                   {g.values.map((v, i) =>
                     i === 0 ? (
                       <td key={i}>
-                        <Link href={rowsHref(g)} aria-label={`Rows where ${result.by.map((c, k) => `${c} = ${label(g.values[k])}`).join(' and ')}`} data-testid="group-link">
+                        <Link
+                          href={rowsHref(g)}
+                          aria-label={`Rows where ${result.by.map((c, k) => `${c} = ${label(g.values[k])}`).join(' and ')}`}
+                          data-testid="group-link"
+                        >
                           {label(v)}
                         </Link>
                       </td>

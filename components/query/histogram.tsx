@@ -14,7 +14,13 @@ const bucketText = (s: number) => (s % 86_400 === 0 ? `${s / 86_400} d` : s % 36
 // Rows per time bucket for the rows page's range and filter, above the rows. The chart narrows the
 // range by dragging; the table under it is the same data as text, each bucket a link that narrows
 // the range to it (the keyboard's way to do what the drag does).
-export function Histogram({ histogram, path, state, split, compare }: { histogram: HistogramResult; path: string; state: ViewState } & Omit<ChartData, 'histogram'>) {
+export function Histogram({
+  histogram,
+  path,
+  state,
+  split,
+  compare,
+}: { histogram: HistogramResult; path: string; state: ViewState } & Omit<ChartData, 'histogram'>) {
   const step = histogram.bucketSeconds * 1000
   const values = histogram.series[0].values
   const nonEmpty = histogram.buckets.map((b, i) => ({ start: Date.parse(b), count: values[i] })).filter((b) => b.count > 0)
@@ -23,7 +29,12 @@ export function Histogram({ histogram, path, state, split, compare }: { histogra
   const partial = now < Date.parse(histogram.range.to)
   const lastStart = Date.parse(histogram.buckets[histogram.buckets.length - 1] ?? histogram.range.from)
   const narrowTo = (start: number) =>
-    viewHref(path, state, { range: 'custom', from: formatWallTime(Math.max(start, Date.parse(histogram.range.from)), state.tz), to: formatWallTime(Math.min(start + step, Date.parse(histogram.range.to)), state.tz), offset: 0 })
+    viewHref(path, state, {
+      range: 'custom',
+      from: formatWallTime(Math.max(start, Date.parse(histogram.range.from)), state.tz),
+      to: formatWallTime(Math.min(start + step, Date.parse(histogram.range.to)), state.tz),
+      offset: 0,
+    })
   return (
     <section className={styles.histogram} aria-labelledby="histogram-title" data-testid="histogram">
       <h2 className={styles.histogramTitle}>
@@ -31,12 +42,10 @@ export function Histogram({ histogram, path, state, split, compare }: { histogra
           <span data-testid="histogram-total">{formatCount(histogram.total)}</span> rows over time
         </span>{' '}
         <span className={styles.hint}>
-          · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart (or tap a bar) to narrow the range
+          · {bucketText(histogram.bucketSeconds)} buckets · from {histogram.source === 'rollup' ? 'the rollup' : 'the rows'} · drag across the chart (or tap a
+          bar) to narrow the range
           {partial ? (
-            <span data-testid="partial-note">
-              {' '}
-              · the last bucket is partial: the range ends {formatTime(histogram.range.to, state.tz)}, after now (shaded)
-            </span>
+            <span data-testid="partial-note"> · the last bucket is partial: the range ends {formatTime(histogram.range.to, state.tz)}, after now (shaded)</span>
           ) : null}
         </span>
       </h2>
@@ -52,7 +61,9 @@ export function Histogram({ histogram, path, state, split, compare }: { histogra
       />
       <ChartLegendNote split={split} compare={compare} tz={state.tz} />
       <details className={styles.histogramTable}>
-        <summary>Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})</summary>
+        <summary>
+          Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})
+        </summary>
         <table className={styles.bucketTable} data-testid="histogram-table">
           <caption className={styles.srOnly}>Rows per {bucketText(histogram.bucketSeconds)} bucket; a bucket’s link narrows the range to it.</caption>
           <thead>

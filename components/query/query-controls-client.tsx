@@ -15,7 +15,17 @@ const NARROW = '(max-width: 40rem)'
  * results. On a phone the controls collapse once a query has run (or the link carries one), behind
  * a button that says what is queried, so the results come first.
  */
-export function QueryControls({ runKey, summary, collapsed: initiallyCollapsed, children }: { runKey: string; summary: string; collapsed: boolean; children: ReactNode }) {
+export function QueryControls({
+  runKey,
+  summary,
+  collapsed: initiallyCollapsed,
+  children,
+}: {
+  runKey: string
+  summary: string
+  collapsed: boolean
+  children: ReactNode
+}) {
   const [collapsed, setCollapsed] = useState(initiallyCollapsed)
   const id = useId()
 
@@ -46,7 +56,14 @@ export function QueryControls({ runKey, summary, collapsed: initiallyCollapsed, 
 
   return (
     <>
-      <button type="button" className={styles.controlsToggle} aria-expanded={!collapsed} aria-controls={id} onClick={() => setCollapsed(!collapsed)} data-testid="controls-toggle">
+      <button
+        type="button"
+        className={styles.controlsToggle}
+        aria-expanded={!collapsed}
+        aria-controls={id}
+        onClick={() => setCollapsed(!collapsed)}
+        data-testid="controls-toggle"
+      >
         {collapsed ? 'Edit the query' : 'Hide the query form'} <span className={styles.hint}>{summary}</span>
       </button>
       <div id={id} className={styles.controls} data-collapsed={collapsed} onSubmitCapture={onSubmit}>

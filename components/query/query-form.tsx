@@ -43,21 +43,23 @@ export function QueryForm({ action, state, withLimit, hidden }: { action: string
         <label className={styles.sortField}>
           Sort by
           <select name="sort" defaultValue={sortParam(state) || `-${dataset.timeColumn}`}>
-            {dataset.sortColumns.flatMap((c) =>
-              c === dataset.timeColumn
-                ? [
-                    [`-${c}`, `${c}, newest first`],
-                    [c, `${c}, oldest first`],
-                  ]
-                : [
-                    [c, `${c}, ascending`],
-                    [`-${c}`, `${c}, descending`],
-                  ],
-            ).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
+            {dataset.sortColumns
+              .flatMap((c) =>
+                c === dataset.timeColumn
+                  ? [
+                      [`-${c}`, `${c}, newest first`],
+                      [c, `${c}, oldest first`],
+                    ]
+                  : [
+                      [c, `${c}, ascending`],
+                      [`-${c}`, `${c}, descending`],
+                    ],
+              )
+              .map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
           </select>
         </label>
       ) : null}

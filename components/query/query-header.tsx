@@ -9,7 +9,19 @@ export type QueryPageId = 'query' | 'dashboard' | 'group' | 'saved'
 
 // The application bar: a skip link, where you are, the time zone, and who the access policy says
 // you are. Switching between rows and dashboard keeps the dataset, range, filter and columns.
-export function QueryHeader({ base, current, access, state, skipTo }: { base: string; current: QueryPageId; access: AccessResult; state: ViewState; skipTo: { id: string; label: string } }) {
+export function QueryHeader({
+  base,
+  current,
+  access,
+  state,
+  skipTo,
+}: {
+  base: string
+  current: QueryPageId
+  access: AccessResult
+  state: ViewState
+  skipTo: { id: string; label: string }
+}) {
   const paths: Record<QueryPageId, string> = { query: base || '/', dashboard: `${base}/dashboard`, group: `${base}/group`, saved: `${base}/saved` }
   const link = (page: QueryPageId, label: string, href: string) => (
     <Link href={href} aria-current={current === page ? 'page' : undefined}>

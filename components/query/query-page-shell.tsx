@@ -49,7 +49,13 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
   }
   return (
     <>
-      <QueryHeader base={base} current={page} access={access} state={state} skipTo={{ id: 'results', label: page === 'dashboard' ? 'Skip to panels' : 'Skip to results' }} />
+      <QueryHeader
+        base={base}
+        current={page}
+        access={access}
+        state={state}
+        skipTo={{ id: 'results', label: page === 'dashboard' ? 'Skip to panels' : 'Skip to results' }}
+      />
       <main id="main">
         <Notices notices={notices} />
         <QueryControls runKey={viewQuery(state)} summary={controlsSummary(state)} collapsed={hasView}>
@@ -57,12 +63,21 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
           <QueryForm action={path} state={state} withLimit={page === 'query'} hidden={formHidden} />
           <QuickFilters path={path} state={state} dataset={getDataset(state.dataset)} />
           {page === 'group' ? null : (
-            <SaveView api={`${base}/api/saved`} page={page === 'query' ? 'rows' : 'dashboard'} view={viewQuery({ ...state, offset: 0 })} savedHref={viewHref(`${base}/saved`, state, { offset: 0 })} pinnedView={state.range === 'custom' ? undefined : { view: viewQuery(pinned), label: windowLabel }} />
+            <SaveView
+              api={`${base}/api/saved`}
+              page={page === 'query' ? 'rows' : 'dashboard'}
+              view={viewQuery({ ...state, offset: 0 })}
+              savedHref={viewHref(`${base}/saved`, state, { offset: 0 })}
+              pinnedView={state.range === 'custom' ? undefined : { view: viewQuery(pinned), label: windowLabel }}
+            />
           )}
         </QueryControls>
         {state.live ? null : <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />}
         <div id="results" tabIndex={-1} className={styles.results}>
-          <Suspense key={viewHref(path, state)} fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}>
+          <Suspense
+            key={viewHref(path, state)}
+            fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}
+          >
             {children}
           </Suspense>
         </div>

@@ -10,7 +10,12 @@ export function QuickFilters({ path, state, dataset }: { path: string; state: Vi
       <div className={styles.quick} aria-label="Quick filters" role="group">
         <span className={styles.hint}>Quick filters:</span>
         {dataset.quickFilters.map((q) => (
-          <Link key={q.filter} href={viewHref(path, state, { filter: q.filter, offset: 0 })} title={q.filter} aria-current={q.filter === state.filter ? 'true' : undefined}>
+          <Link
+            key={q.filter}
+            href={viewHref(path, state, { filter: q.filter, offset: 0 })}
+            title={q.filter}
+            aria-current={q.filter === state.filter ? 'true' : undefined}
+          >
             {q.label}
           </Link>
         ))}

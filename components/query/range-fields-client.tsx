@@ -50,11 +50,29 @@ export function RangeFields({ range: initialRange, from: initialFrom, to: initia
       </label>
       <label>
         From ({zone})
-        <input className={styles.time} name={custom ? 'from' : undefined} value={from} onChange={typed(setFrom)} placeholder="2026-11-21 13:00" spellCheck={false} autoComplete="off" aria-describedby="range-hint" />
+        <input
+          className={styles.time}
+          name={custom ? 'from' : undefined}
+          value={from}
+          onChange={typed(setFrom)}
+          placeholder="2026-11-21 13:00"
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby="range-hint"
+        />
       </label>
       <label>
         To ({zone})
-        <input className={styles.time} name={custom ? 'to' : undefined} value={to} onChange={typed(setTo)} placeholder="2026-11-21 14:00" spellCheck={false} autoComplete="off" aria-describedby="range-hint" />
+        <input
+          className={styles.time}
+          name={custom ? 'to' : undefined}
+          value={to}
+          onChange={typed(setTo)}
+          placeholder="2026-11-21 14:00"
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby="range-hint"
+        />
       </label>
       <span id="range-hint" hidden>
         A date, or a date and time such as 2026-11-21 13:00; typing one switches the range to Custom. A date alone as To includes that whole day.

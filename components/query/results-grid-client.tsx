@@ -55,7 +55,8 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
   const [open, setOpen] = useState<{ row: Row; number: number } | null>(null)
   const [copied, setCopied] = useState<string | null>(null)
 
-  const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) => viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
+  const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) =>
+    viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
 
   function onCellClick(e: React.MouseEvent<HTMLTableSectionElement>) {
     const cell = (e.target as HTMLElement).closest('td[data-filterable]')
@@ -99,7 +100,13 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
             {rows.map((row, i) => (
               <tr key={i} data-row={i}>
                 <td>
-                  <button type="button" className={styles.rowButton} onClick={() => show(i)} aria-label={`Details of row ${formatCount(firstRow + i)}`} title="Every field in full">
+                  <button
+                    type="button"
+                    className={styles.rowButton}
+                    onClick={() => show(i)}
+                    aria-label={`Details of row ${formatCount(firstRow + i)}`}
+                    title="Every field in full"
+                  >
                     ⋯
                   </button>
                 </td>
@@ -189,7 +196,13 @@ function ColumnHeader({ column, path, state, sortable }: { column: GridColumn; p
   return (
     <th scope="col" aria-sort={current ? ARIA_SORT[current] : undefined}>
       {/* The arrow is CSS content with empty alternative text: the header's name and text stay the column's name. */}
-      <Link href={href} className={styles.sortLink} title={`Sort by ${column.name}, ${next === 'desc' ? 'descending' : 'ascending'}`} data-sort={column.name} data-dir={current ?? 'none'}>
+      <Link
+        href={href}
+        className={styles.sortLink}
+        title={`Sort by ${column.name}, ${next === 'desc' ? 'descending' : 'ascending'}`}
+        data-sort={column.name}
+        data-dir={current ?? 'none'}
+      >
         {column.name}
       </Link>
     </th>

@@ -65,12 +65,27 @@ export function ResultsTable({ result, path, state, exportHref, exportMaxRows }:
         <Link href={viewHref(path, state, { live: true, offset: 0 })} data-testid="live-link" title="Show rows of this filter as they are written">
           Live tail
         </Link>
-        <ExportLinks href={exportHref} count={result.count} countText={countText(result)} maxRows={exportMaxRows} columns={shown.size} allColumns={dataset.columns.length} />
+        <ExportLinks
+          href={exportHref}
+          count={result.count}
+          countText={countText(result)}
+          maxRows={exportMaxRows}
+          columns={shown.size}
+          allColumns={dataset.columns.length}
+        />
       </div>
       {result.rows.length === 0 ? (
         <EmptyState>{result.count ? 'No rows on this page: go back to an earlier page.' : 'No rows match this range and filter.'}</EmptyState>
       ) : (
-        <ResultsGrid columns={fields.filter((c) => shown.has(c.name))} fields={fields} rows={result.rows} path={path} state={state} firstRow={first} sortColumns={dataset.sortColumns} />
+        <ResultsGrid
+          columns={fields.filter((c) => shown.has(c.name))}
+          fields={fields}
+          rows={result.rows}
+          path={path}
+          state={state}
+          firstRow={first}
+          sortColumns={dataset.sortColumns}
+        />
       )}
       {result.filter ? (
         <p className={styles.hint}>

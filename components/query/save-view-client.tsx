@@ -14,7 +14,19 @@ export async function apiError(res: Response): Promise<string> {
 
 // Names and saves the view on screen (POST /query/api/saved) for the signed-in identity; saving
 // under an existing name replaces that view.
-export function SaveView({ api, page, view, savedHref, pinnedView }: { api: string; page: 'rows' | 'dashboard'; view: string; savedHref: string; pinnedView?: { view: string; label: string } }) {
+export function SaveView({
+  api,
+  page,
+  view,
+  savedHref,
+  pinnedView,
+}: {
+  api: string
+  page: 'rows' | 'dashboard'
+  view: string
+  savedHref: string
+  pinnedView?: { view: string; label: string }
+}) {
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [busy, setBusy] = useState(false)
 

@@ -53,7 +53,11 @@ export function SavedActions({ api, name, shareHref }: { api: string; name: stri
           Rename
         </button>
       )}
-      <button type="button" onClick={() => confirm(`Delete the saved view “${name}”?`) && void send({ method: 'DELETE' }, 'Deleted.')} aria-label={`Delete ${name}`}>
+      <button
+        type="button"
+        onClick={() => confirm(`Delete the saved view “${name}”?`) && void send({ method: 'DELETE' }, 'Deleted.')}
+        aria-label={`Delete ${name}`}
+      >
         Delete
       </button>
       <span role="status" className={styles.hint}>

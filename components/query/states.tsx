@@ -44,12 +44,24 @@ export function Notices({ notices }: { notices: string[] }) {
  * first start only seeds PGlite; on a Postgres server only `npm run db:seed` writes them), where
  * real rows come from for this dataset, and how to remove the demo rows.
  */
-export function DemoNote({ dataset, embedded, realRows, ingestPath }: { dataset: string; embedded: boolean; realRows: 'logpush' | 'jobs' | 'request-log'; ingestPath: string }) {
+export function DemoNote({
+  dataset,
+  embedded,
+  realRows,
+  ingestPath,
+}: {
+  dataset: string
+  embedded: boolean
+  realRows: 'logpush' | 'jobs' | 'request-log'
+  ingestPath: string
+}) {
   return (
     <div className={styles.notice} role="note" data-testid="demo-note">
       <strong>This dataset holds demonstration rows</strong> (column <code>demo</code> is true),{' '}
       {embedded ? (
-        <>generated when the embedded database first started or by <code>npm run db:seed</code>.</>
+        <>
+          generated when the embedded database first started or by <code>npm run db:seed</code>.
+        </>
       ) : (
         <>
           written by <code>npm run db:seed</code>.
@@ -65,7 +77,8 @@ export function DemoNote({ dataset, embedded, realRows, ingestPath }: { dataset:
             <>Real rows: the API writes one for each request it answers and each MCP tool call, in batches a few seconds apart.</>
           ) : (
             <>
-              Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header (docs/query.md, “Data: seeding and ingest”).
+              Load real logs: point a Cloudflare Logpush job for {dataset} at <code>{ingestPath}</code> with the <code>LOGPUSH_SECRET</code> header
+              (docs/query.md, “Data: seeding and ingest”).
             </>
           )}
         </li>

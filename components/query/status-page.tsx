@@ -3,7 +3,19 @@ import styles from './query.module.css'
 
 // A page that explains why there is nothing else to show: what happened, what to do next, and the
 // request id to quote. The access policy's refusals and the unknown-address page use it.
-export function StatusPage({ status, title, what, next, requestId }: { status: number; title: string; what: string; next: ReactNode; requestId: string | null }) {
+export function StatusPage({
+  status,
+  title,
+  what,
+  next,
+  requestId,
+}: {
+  status: number
+  title: string
+  what: string
+  next: ReactNode
+  requestId: string | null
+}) {
   return (
     <main className={styles.refusal} id="main">
       <p className={styles.code}>Error {status}</p>

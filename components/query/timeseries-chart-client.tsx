@@ -57,7 +57,20 @@ interface ChartProps {
 
 // uPlot draws on a canvas, so this is the one leaf of the dashboard that needs the browser. Axis
 // labels and the legend use the application's time format and zone, and KB/MB/GB for bytes.
-export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange, onSelect, partialFrom, testId = 'timeseries-chart', stacked, overlay }: ChartProps) {
+export function TimeseriesChart({
+  title,
+  buckets,
+  series,
+  unit,
+  tz,
+  bars,
+  xRange,
+  onSelect,
+  partialFrom,
+  testId = 'timeseries-chart',
+  stacked,
+  overlay,
+}: ChartProps) {
   const el = useRef<HTMLDivElement>(null)
   const [xFrom, xTo] = xRange ?? [null, null]
   useEffect(() => {
@@ -67,7 +80,9 @@ export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange
     const axis = { stroke: getComputedStyle(node).color, grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } }
     // Stacked bars: series k is drawn at the sum of series 0…k, the tallest first so each shorter one shows over it.
     const order = stacked ? series.map((_, i) => i).reverse() : series.map((_, i) => i)
-    const drawn = stacked ? series.map((_, k) => buckets.map((_b, j) => series.slice(0, k + 1).reduce((a, s) => a + (s.values[j] ?? 0), 0))) : series.map((s) => s.values)
+    const drawn = stacked
+      ? series.map((_, k) => buckets.map((_b, j) => series.slice(0, k + 1).reduce((a, s) => a + (s.values[j] ?? 0), 0)))
+      : series.map((s) => s.values)
     const plot = new uPlot(
       {
         width: node.clientWidth || 600,
@@ -82,7 +97,8 @@ export function TimeseriesChart({ title, buckets, series, unit, tz, bars, xRange
             fill: `${COLORS[i % COLORS.length]}${stacked ? '' : bars ? '99' : '22'}`,
             ...(bars ? { paths: uPlot.paths.bars!({ size: [0.9, Infinity], align: 1 }), points: { show: false } } : {}),
             // Stacked, a series is drawn at its running total; the legend shows its own value.
-            value: (_u: uPlot, v: number | null, _s: number, idx: number | null) => (v === null ? '–' : formatValue(stacked && idx !== null ? (series[i].values[idx] ?? 0) : v)),
+            value: (_u: uPlot, v: number | null, _s: number, idx: number | null) =>
+              v === null ? '–' : formatValue(stacked && idx !== null ? (series[i].values[idx] ?? 0) : v),
           })),
           ...(overlay ?? []).map((s, i) => ({
             label: s.label,

@@ -31,8 +31,9 @@ export function WhatChanged({ compare, path, state }: { compare: CompareResult; 
     <section className={styles.changes} aria-labelledby="what-changed-title" data-testid="what-changed">
       <h2 id="what-changed-title">What changed</h2>
       <p className={styles.note}>
-        Share of rows per value: {formatTime(compare.range.from, state.tz)} → {formatTime(compare.range.to, state.tz)} against {COMPARE_MODES[compare.compare].toLowerCase()} (
-        {formatTime(compare.baselineRange.from, state.tz)} → {formatTime(compare.baselineRange.to, state.tz)}); the values that moved most first.
+        Share of rows per value: {formatTime(compare.range.from, state.tz)} → {formatTime(compare.range.to, state.tz)} against{' '}
+        {COMPARE_MODES[compare.compare].toLowerCase()} ({formatTime(compare.baselineRange.from, state.tz)} → {formatTime(compare.baselineRange.to, state.tz)});
+        the values that moved most first.
       </p>
       <div className={styles.columns}>
         {columns.map((c) => {
@@ -43,7 +44,8 @@ export function WhatChanged({ compare, path, state }: { compare: CompareResult; 
                 <caption>
                   {c.column}{' '}
                   <span className={styles.captionNote}>
-                    · from {c.source === 'rollup' ? 'the rollup' : c.sampled ? 'a sample of the newest rows of each window' : 'the rows'} · {formatCount(c.baselineTotal)} → {formatCount(c.currentTotal)} rows
+                    · from {c.source === 'rollup' ? 'the rollup' : c.sampled ? 'a sample of the newest rows of each window' : 'the rows'} ·{' '}
+                    {formatCount(c.baselineTotal)} → {formatCount(c.currentTotal)} rows
                   </span>
                 </caption>
                 <thead>
@@ -66,7 +68,10 @@ export function WhatChanged({ compare, path, state }: { compare: CompareResult; 
                     return (
                       <tr key={label} data-testid="change-row">
                         <td className={styles.value}>
-                          <Link href={viewHref(path, state, { filter: addClause(state.filter, valueClause(column, cellValue(column.type, v.value))), offset: 0 })} title={`Filter by ${c.column} = ${label}`}>
+                          <Link
+                            href={viewHref(path, state, { filter: addClause(state.filter, valueClause(column, cellValue(column.type, v.value))), offset: 0 })}
+                            title={`Filter by ${c.column} = ${label}`}
+                          >
                             {label}
                           </Link>
                         </td>

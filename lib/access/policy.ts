@@ -25,10 +25,7 @@ export const TOKEN_COOKIE = 'CF_Authorization'
 
 export type Identity = ({ kind: 'access' } & VerifiedIdentity) | { kind: 'local'; label: string; address: string }
 
-export type AccessMode =
-  | { kind: 'verify'; settings: VerifierSettings }
-  | { kind: 'local' }
-  | { kind: 'unconfigured'; message: string }
+export type AccessMode = { kind: 'verify'; settings: VerifierSettings } | { kind: 'local' } | { kind: 'unconfigured'; message: string }
 
 export type AccessResult =
   | { ok: true; identity: Identity }
@@ -44,10 +41,12 @@ const REQUIRED = ['ACCESS_JWKS_URL', 'ACCESS_AUDIENCE', 'ACCESS_ISSUER'] as cons
 export function accessMode(c: Config = config): AccessMode {
   const missing = REQUIRED.filter((k) => (Array.isArray(c[k]) ? c[k].length === 0 : !c[k]))
   const anySet = missing.length < REQUIRED.length || c.ACCESS_ALLOWED_EMAILS.length > 0
-  if (anySet && missing.length)
-    return { kind: 'unconfigured', message: `The access policy is incomplete: set ${missing.join(', ')}.` }
+  if (anySet && missing.length) return { kind: 'unconfigured', message: `The access policy is incomplete: set ${missing.join(', ')}.` }
   if (anySet)
-    return { kind: 'verify', settings: { jwksUrl: c.ACCESS_JWKS_URL!, audience: c.ACCESS_AUDIENCE, issuer: c.ACCESS_ISSUER!, allowedEmails: c.ACCESS_ALLOWED_EMAILS } }
+    return {
+      kind: 'verify',
+      settings: { jwksUrl: c.ACCESS_JWKS_URL!, audience: c.ACCESS_AUDIENCE, issuer: c.ACCESS_ISSUER!, allowedEmails: c.ACCESS_ALLOWED_EMAILS },
+    }
   // A database or a trusted proxy header makes this a deployment: the local operator is off there.
   const deployment = [c.DATABASE_URL && 'DATABASE_URL', c.TRUSTED_IP_HEADER && 'TRUSTED_IP_HEADER'].filter(Boolean)
   if (deployment.length)

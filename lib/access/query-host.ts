@@ -21,7 +21,6 @@ export function internalQueryPath(path: string): string {
   return path === '/' ? QUERY_PREFIX : `${QUERY_PREFIX}${path}`
 }
 
-
 /** Prefix of the links pages write: empty on the query host, /query elsewhere. */
 export function queryBasePath(home: string | null): string {
   return home === '/' ? '' : QUERY_PREFIX

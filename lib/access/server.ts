@@ -36,7 +36,11 @@ type Handle<B> = (ctx: AccessContext<B>) => unknown
  * `{ error: { code, message, requestId } }`.
  */
 export function withAccess(template: string, handle: Handle<undefined>): (request: NextRequest, context?: RouteContext) => Promise<Response>
-export function withAccess<S extends z.ZodType>(template: string, spec: { body: S }, handle: Handle<z.output<S>>): (request: NextRequest, context?: RouteContext) => Promise<Response>
+export function withAccess<S extends z.ZodType>(
+  template: string,
+  spec: { body: S },
+  handle: Handle<z.output<S>>,
+): (request: NextRequest, context?: RouteContext) => Promise<Response>
 export function withAccess(template: string, specOrHandle: { body: z.ZodType } | Handle<undefined>, maybeHandle?: Handle<unknown>) {
   const spec: { body?: z.ZodType } = typeof specOrHandle === 'function' ? {} : specOrHandle
   const handle = (typeof specOrHandle === 'function' ? specOrHandle : maybeHandle!) as Handle<unknown>

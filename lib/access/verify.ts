@@ -32,9 +32,7 @@ export interface VerifiedIdentity {
   groups?: string[]
 }
 
-export type Verdict =
-  | { ok: true; identity: VerifiedIdentity }
-  | { ok: false; kind: 'invalid' | 'expired' | 'not_allowed' | 'keys_unavailable'; why: string }
+export type Verdict = { ok: true; identity: VerifiedIdentity } | { ok: false; kind: 'invalid' | 'expired' | 'not_allowed' | 'keys_unavailable'; why: string }
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>
 const keySets = processSlot<Map<string, KeySet>>('access-key-sets')

@@ -75,7 +75,12 @@ export function webhookBody(alert: AlertRow, format: WebhookFormat): Record<stri
     key: alert.alertKey,
     name: alert.name,
     summary: alert.summary,
-    ...(alert.kind === 'condition' ? { condition: { dataset: alert.dataset, metric: alert.metric, op: alert.op, threshold: alert.threshold, windowMinutes: alert.windowMinutes }, value: alert.value } : {}),
+    ...(alert.kind === 'condition'
+      ? {
+          condition: { dataset: alert.dataset, metric: alert.metric, op: alert.op, threshold: alert.threshold, windowMinutes: alert.windowMinutes },
+          value: alert.value,
+        }
+      : {}),
     link: alert.link,
   }
 }
@@ -106,8 +111,20 @@ export interface DeliveryResult {
 type Row = Record<string, unknown>
 const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const message = (error: unknown) => (error instanceof AppError && error.details?.detail ? `${error.message} (${String(error.details.detail).slice(0, 200)})` : error instanceof Error ? error.message : String(error))
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString())
+const message = (error: unknown) =>
+  error instanceof AppError && error.details?.detail
+    ? `${error.message} (${String(error.details.detail).slice(0, 200)})`
+    : error instanceof Error
+      ? error.message
+      : String(error)
+const iso = (v: unknown) =>
+  v instanceof Date
+    ? v.toISOString()
+    : new Date(
+        String(v)
+          .replace(' ', 'T')
+          .replace(/([+-]\d\d)$/, '$1:00'),
+      ).toISOString()
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
 
 /** A receiver answering this is down or busy: the rest of the queue waits for the next run. */
@@ -161,7 +178,14 @@ export async function deliverPending(db: Db, link: (row: Row) => string | null, 
       const started = now()
       const timeoutMs = Math.max(500, Math.min(config.UPSTREAM_TIMEOUT_MS, deadline - started))
       try {
-        const res = await upstreamFetch(WEBHOOK_UPSTREAM, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, timeoutMs, retries: 0, maxBytes: 64 * 1024 })
+        const res = await upstreamFetch(WEBHOOK_UPSTREAM, url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          timeoutMs,
+          retries: 0,
+          maxBytes: 64 * 1024,
+        })
         attempts.push({ at: new Date(started).toISOString(), ok: true, status: res.status, error: null, ms: now() - started })
         break
       } catch (error) {

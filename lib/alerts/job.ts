@@ -53,7 +53,12 @@ export interface KeyHistory {
  * What to record for one condition at one evaluation: nothing, or an event and its delivery.
  * Pure, for the tests: `webhook` false records changes as `disabled` and never catches up.
  */
-export function decide(firing: boolean, history: KeyHistory, now: Date, opts: { cooldownS: number; webhook: boolean }): { event: 'fired' | 'resolved'; delivery: Delivery } | null {
+export function decide(
+  firing: boolean,
+  history: KeyHistory,
+  now: Date,
+  opts: { cooldownS: number; webhook: boolean },
+): { event: 'fired' | 'resolved'; delivery: Delivery } | null {
   const current: AlertState = firing ? 'firing' : 'ok'
   const previous: AlertState = history.last === 'fired' ? 'firing' : 'ok'
   const told: AlertState = history.told?.event === 'fired' ? 'firing' : 'ok'
@@ -69,7 +74,14 @@ export function decide(firing: boolean, history: KeyHistory, now: Date, opts: { 
 type Row = Record<string, unknown>
 const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 const SENT = sql`"delivery" IN ('pending', 'delivered')`
-const date = (v: unknown) => (v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')))
+const date = (v: unknown) =>
+  v instanceof Date
+    ? v
+    : new Date(
+        String(v)
+          .replace(' ', 'T')
+          .replace(/([+-]\d\d)$/, '$1:00'),
+      )
 
 /** The rows that say an alert's state (index alerts_key_time_idx: each read is one index probe per day partition). */
 export async function keyHistory(db: Db, key: string): Promise<KeyHistory> {
@@ -90,7 +102,12 @@ export interface Measurement {
 export async function measure(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, now: Date): Promise<Measurement> {
   const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
   const dataset = DATASETS[state.dataset]
-  const range = { dataset: state.dataset, dateFrom: new Date(now.getTime() - condition.windowMinutes * 60_000).toISOString(), dateTo: now.toISOString(), limit: 1 }
+  const range = {
+    dataset: state.dataset,
+    dateFrom: new Date(now.getTime() - condition.windowMinutes * 60_000).toISOString(),
+    dateTo: now.toISOString(),
+    limit: 1,
+  }
   const opts = { database, timeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS }
   const total = await runQuery({ ...range, ...(state.filter ? { filter: state.filter } : {}) }, opts)
   if (condition.metric === 'count') return { value: total.count, estimated: !total.countExact }
@@ -106,20 +123,28 @@ export function conditionSummary(view: Pick<SavedView, 'name' | 'view'>, conditi
   const value = `${m.estimated ? 'about ' : ''}${formatValue(condition.metric, m.value)}`
   const scope = `${DATASETS[state.dataset].label}${state.filter ? `, filter ${state.filter}` : ''}`
   const metric = METRIC_LABELS[condition.metric].toLowerCase()
-  if (event === 'fired') return `“${view.name}” is firing: ${metric} ${value} is ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
+  if (event === 'fired')
+    return `“${view.name}” is firing: ${metric} ${value} is ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
   return `“${view.name}” resolved: ${metric} ${value} is no longer ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
 }
 
 /** Where a notification points: the saved view's page, or the domain's posture changes. */
-export function linkFor(base: string, row: { kind: string; name: string; alertKey: string }, views: ReadonlyMap<string, Pick<SavedView, 'page' | 'view'>>): string | null {
+export function linkFor(
+  base: string,
+  row: { kind: string; name: string; alertKey: string },
+  views: ReadonlyMap<string, Pick<SavedView, 'page' | 'view'>>,
+): string | null {
   const root = base.replace(/\/$/, '')
-  if (row.kind === 'posture') return `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${row.name.replaceAll("'", "''")}' AND changed = true` })}`
+  if (row.kind === 'posture')
+    return `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${row.name.replaceAll("'", "''")}' AND changed = true` })}`
   const view = views.get(row.alertKey)
   if (!view) return null
   return `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}`
 }
 
-const alertRow = (fields: Partial<Record<string, InsertValue>> & { at: Date; kind: string; event: string; alertKey: string; name: string; summary: string; delivery: Delivery }): Record<string, InsertValue> => ({
+const alertRow = (
+  fields: Partial<Record<string, InsertValue>> & { at: Date; kind: string; event: string; alertKey: string; name: string; summary: string; delivery: Delivery },
+): Record<string, InsertValue> => ({
   dataset: null,
   metric: null,
   op: null,
@@ -131,7 +156,18 @@ const alertRow = (fields: Partial<Record<string, InsertValue>> & { at: Date; kin
 
 export interface AlertsResult {
   summary: string
-  counts: { conditions: number; evaluated: number; errors: number; fired: number; resolved: number; suppressed: number; delivered: number; failed: number; pending: number; attempts: number }
+  counts: {
+    conditions: number
+    evaluated: number
+    errors: number
+    fired: number
+    resolved: number
+    suppressed: number
+    delivered: number
+    failed: number
+    pending: number
+    attempts: number
+  }
   /** The first conditions that could not be evaluated, with why. */
   errors: string[]
   /** What each condition measured this run. */
@@ -151,7 +187,18 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
   const now = (deps.now ?? (() => new Date()))()
   const webhook = Boolean(deps.delivery?.url ?? config.ALERT_WEBHOOK_URL)
   const views = await listConditions(db)
-  const counts: AlertsResult['counts'] = { conditions: views.length, evaluated: 0, errors: 0, fired: 0, resolved: 0, suppressed: 0, delivered: 0, failed: 0, pending: 0, attempts: 0 }
+  const counts: AlertsResult['counts'] = {
+    conditions: views.length,
+    evaluated: 0,
+    errors: 0,
+    fired: 0,
+    resolved: 0,
+    suppressed: 0,
+    delivered: 0,
+    failed: 0,
+    pending: 0,
+    attempts: 0,
+  }
   const errors: string[] = []
   const evaluations: AlertsResult['evaluations'] = []
   const rows: Record<string, InsertValue>[] = []
@@ -175,7 +222,14 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
     counts.evaluated++
     const firing = isMet(condition, m.value)
     const decision = decide(firing, await keyHistory(db, key), now, { cooldownS: deps.cooldownS ?? config.ALERT_COOLDOWN_S, webhook })
-    evaluations.push({ id: view.id, name: view.name, condition: describeCondition(condition), value: m.value, firing, recorded: decision ? `${decision.event} (${decision.delivery})` : null })
+    evaluations.push({
+      id: view.id,
+      name: view.name,
+      condition: describeCondition(condition),
+      value: m.value,
+      firing,
+      recorded: decision ? `${decision.event} (${decision.delivery})` : null,
+    })
     if (!decision) continue
     counts[decision.event]++
     if (decision.delivery === 'suppressed') counts.suppressed++
@@ -201,12 +255,20 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
   if (!dryRun) {
     await insertWithRollup(db, 'alerts', rows, ['at', 'id'])
     const byKey = new Map(views.map((v) => [`view:${v.id}`, v]))
-    const delivered: DeliveryResult = await deliverPending(db, (r) => linkFor(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: String(r.name), alertKey: String(r.alert_key) }, byKey), deps.delivery)
+    const delivered: DeliveryResult = await deliverPending(
+      db,
+      (r) => linkFor(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: String(r.name), alertKey: String(r.alert_key) }, byKey),
+      deps.delivery,
+    )
     Object.assign(counts, { delivered: delivered.delivered, failed: delivered.failed, pending: delivered.pending, attempts: delivered.attempts })
   }
   const summary = [
     `Evaluated ${counts.evaluated} of ${counts.conditions} condition${counts.conditions === 1 ? '' : 's'}: ${counts.fired} fired, ${counts.resolved} resolved (${counts.suppressed} within the cooldown, not sent)`,
-    dryRun ? 'dry run: nothing recorded or sent' : webhook ? `${counts.delivered} notification${counts.delivered === 1 ? '' : 's'} delivered, ${counts.pending} pending` : 'no ALERT_WEBHOOK_URL: recorded only',
+    dryRun
+      ? 'dry run: nothing recorded or sent'
+      : webhook
+        ? `${counts.delivered} notification${counts.delivered === 1 ? '' : 's'} delivered, ${counts.pending} pending`
+        : 'no ALERT_WEBHOOK_URL: recorded only',
   ].join('; ')
   return { summary: `${summary}.`, counts, errors: errors.slice(0, 5), evaluations }
 }
@@ -235,7 +297,18 @@ export async function recordPostureChanges(db: Db, changes: PostureChange[], opt
     const { lastFiring } = await keyHistory(db, key)
     const cooled = !lastFiring || at.getTime() - lastFiring.at.getTime() >= cooldownS * 1000
     const what = list.map((c) => (c.checkName === 'overall' ? (c.change ?? 'changed') : `${c.checkName}: ${c.change ?? 'changed'}`)).join('; ')
-    rows.push(alertRow({ at, kind: 'posture', event: 'changed', alertKey: key, name: domain, dataset: 'domain_checks', summary: `${domain}: mail and DNS posture changed: ${what}.`.slice(0, 2000), delivery: !webhook ? 'disabled' : cooled ? 'pending' : 'suppressed' }))
+    rows.push(
+      alertRow({
+        at,
+        kind: 'posture',
+        event: 'changed',
+        alertKey: key,
+        name: domain,
+        dataset: 'domain_checks',
+        summary: `${domain}: mail and DNS posture changed: ${what}.`.slice(0, 2000),
+        delivery: !webhook ? 'disabled' : cooled ? 'pending' : 'suppressed',
+      }),
+    )
   }
   return insertWithRollup(db, 'alerts', rows, ['at', 'id'])
 }

@@ -1,13 +1,5 @@
 import { defineOperation } from '@/lib/http/operation'
-import {
-  BlogAuthorList,
-  BlogInfo,
-  BlogPageQuery,
-  BlogPost,
-  BlogPostList,
-  BlogPostParams,
-  BlogTagParams,
-} from '@/lib/blog/schemas'
+import { BlogAuthorList, BlogInfo, BlogPageQuery, BlogPost, BlogPostList, BlogPostParams, BlogTagParams } from '@/lib/blog/schemas'
 
 const UPSTREAM_ERRORS = ['upstream_failed', 'upstream_timeout', 'not_configured'] as const
 const CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=300'

@@ -33,7 +33,10 @@ export const BlogTagParams = z.object({
 
 // ---- Ghost Content API payloads (only the fields we read; extra fields are ignored) ----
 
-const nullableString = z.string().nullish().transform((v) => v ?? null)
+const nullableString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null)
 
 export const GhostSettingsPayload = z.object({
   settings: z.object({
@@ -57,15 +60,27 @@ export const GhostPost = z.object({
   excerpt: nullableString,
   custom_excerpt: nullableString,
   feature_image: nullableString,
-  featured: z.boolean().nullish().transform((v) => v ?? false),
+  featured: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false),
   visibility: nullableString,
   created_at: nullableString,
   updated_at: nullableString,
   published_at: nullableString,
   url: z.string(),
-  reading_time: z.number().nullish().transform((v) => v ?? null),
-  tags: z.array(GhostRef).nullish().transform((v) => v ?? []),
-  authors: z.array(GhostRef).nullish().transform((v) => v ?? []),
+  reading_time: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? null),
+  tags: z
+    .array(GhostRef)
+    .nullish()
+    .transform((v) => v ?? []),
+  authors: z
+    .array(GhostRef)
+    .nullish()
+    .transform((v) => v ?? []),
 })
 export type GhostPost = z.infer<typeof GhostPost>
 
@@ -180,10 +195,7 @@ export const BlogAuthor = z
     name: z.string(),
     slug: z.string(),
     url: z.string(),
-    ...(Object.fromEntries(AUTHOR_OPTIONAL_FIELDS.map((f) => [f, socialText])) as Record<
-      (typeof AUTHOR_OPTIONAL_FIELDS)[number],
-      typeof socialText
-    >),
+    ...(Object.fromEntries(AUTHOR_OPTIONAL_FIELDS.map((f) => [f, socialText])) as Record<(typeof AUTHOR_OPTIONAL_FIELDS)[number], typeof socialText>),
   })
   .meta({ id: 'BlogAuthor', description: 'A blog author; optional fields the blog does not know are null.' })
 export type BlogAuthor = z.infer<typeof BlogAuthor>

@@ -23,8 +23,7 @@ const MAX_AUTHOR_PAGES = 50
 
 function contentSetup() {
   const base = ghostApiBase('content')
-  if (!base || !config.GHOST_CONTENT_API_KEY)
-    throw new AppError('not_configured', 'The blog is not configured: set GHOST_URL and GHOST_CONTENT_API_KEY.')
+  if (!base || !config.GHOST_CONTENT_API_KEY) throw new AppError('not_configured', 'The blog is not configured: set GHOST_URL and GHOST_CONTENT_API_KEY.')
   return { base, key: config.GHOST_CONTENT_API_KEY }
 }
 

@@ -7,7 +7,7 @@ export const redirectToBookingsOp = defineOperation({
   operationId: 'redirectToBookings',
   tag: 'Bookings',
   summary: "Redirect to a user's Microsoft Bookings page",
-  description: 'Answers 302 with `Location` set to the user\'s bookings page. When the service has a list of users with bookings pages, other users get 404.',
+  description: "Answers 302 with `Location` set to the user's bookings page. When the service has a list of users with bookings pages, other users get 404.",
   params: BookingsParams,
   success: { status: 302, description: "Redirect to the user's bookings page", headers: { Location: LocationHeader } },
   examples: [

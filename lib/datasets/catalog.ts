@@ -11,7 +11,7 @@ import { definition as alerts } from '@/lib/datasets/alerts/definition'
 // The datasets of the query application, one line each; each dataset's folder holds its
 // definition (browser-safe data), its tables and its demo generator (lib/datasets/registry.ts).
 
-export type { ColumnDef, ColumnType, DatasetDef, PanelDef, QuickFilter, RollupDef, SeriesDef } from '@/lib/datasets/types'
+export type { ColumnDef, ColumnType, DatasetDef, PanelDef } from '@/lib/datasets/types'
 export { COLUMN_TYPES } from '@/lib/datasets/types'
 
 const CATALOG = {

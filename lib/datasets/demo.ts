@@ -25,7 +25,9 @@ export async function removeDemoRows(database: Database): Promise<Record<string,
   const { rebuildRollup } = await import('@/lib/datasets/storage/rollups')
   const out: Record<string, number> = {}
   for (const id of Object.keys(DATASETS) as DatasetId[]) {
-    const result = await database.db.execute(sql`WITH d AS (DELETE FROM ${sql.identifier(DATASETS[id].table)} WHERE demo RETURNING 1) SELECT count(*)::int AS n FROM d`)
+    const result = await database.db.execute(
+      sql`WITH d AS (DELETE FROM ${sql.identifier(DATASETS[id].table)} WHERE demo RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    )
     out[id] = Number(rowsOf(result)[0]?.n ?? 0)
     if (out[id] > 0) await rebuildRollup(database.db, id)
   }

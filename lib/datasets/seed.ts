@@ -58,11 +58,19 @@ const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unkn
  * CHECK constraint on the range spares ATTACH its validating scan. Writers to that day wait
  * meanwhile (the old partitions are locked first).
  */
-async function rebuildDay(db: Db, id: DatasetId, day: number, generated: { n: number; done: number; total: number; days: number; now: number; idSequence: string }, append: boolean): Promise<void> {
+async function rebuildDay(
+  db: Db,
+  id: DatasetId,
+  day: number,
+  generated: { n: number; done: number; total: number; days: number; now: number; idSequence: string },
+  append: boolean,
+): Promise<void> {
   const d = DATASETS[id]
   const stamp = new Date(day).toISOString().slice(0, 10).replaceAll('-', '')
   const bounds = `FROM ('${iso(day)}') TO ('${iso(day + DAY_MS)}')`
-  const columns = Object.values(getTableColumns(DATASET_STORAGE[id].rows)).map((c) => `"${c.name}"`).join(', ')
+  const columns = Object.values(getTableColumns(DATASET_STORAGE[id].rows))
+    .map((c) => `"${c.name}"`)
+    .join(', ')
   await withLockRetries(db, async (tx) => {
     const parts = [
       { parent: d.table, key: d.timeColumn },
@@ -83,7 +91,9 @@ async function rebuildDay(db: Db, id: DatasetId, day: number, generated: { n: nu
     }
     await tx.execute(rollupIntoSql(id, sql`${sql.identifier(rows.building)}`, rollup.building))
     for (const p of parts) {
-      await tx.execute(sql.raw(`ALTER TABLE "${p.building}" ADD CONSTRAINT "${p.building}_range" CHECK ("${p.key}" >= '${iso(day)}' AND "${p.key}" < '${iso(day + DAY_MS)}')`))
+      await tx.execute(
+        sql.raw(`ALTER TABLE "${p.building}" ADD CONSTRAINT "${p.building}_range" CHECK ("${p.key}" >= '${iso(day)}' AND "${p.key}" < '${iso(day + DAY_MS)}')`),
+      )
       await tx.execute(sql.raw(`DROP TABLE "${p.partition}"`))
       await tx.execute(sql.raw(`ALTER TABLE "${p.building}" RENAME TO "${p.partition}"`))
       await tx.execute(sql.raw(`ALTER TABLE "${p.parent}" ATTACH PARTITION "${p.partition}" FOR VALUES ${bounds}`))

@@ -93,6 +93,11 @@ export const c = (name: string, type: ColumnType, description: string, source?: 
   source ? { name, type, description, source } : { name, type, description }
 
 export const demo = c('demo', 'boolean', 'True for generated demonstration rows (npm run db:seed).')
-export const countOverTime: PanelDef = { id: 'count_over_time', kind: 'timeseries', title: 'Rows over time', series: [{ key: 'rows', label: 'Rows', aggregate: 'count' }] }
+export const countOverTime: PanelDef = {
+  id: 'count_over_time',
+  kind: 'timeseries',
+  title: 'Rows over time',
+  series: [{ key: 'rows', label: 'Rows', aggregate: 'count' }],
+}
 export const top = (column: string, title: string): PanelDef => ({ id: `top_${column}`, kind: 'top', title, column, limit: 10 })
 export const breakdown = (column: string, title: string): PanelDef => ({ id: `by_${column}`, kind: 'breakdown', title, column })

@@ -145,7 +145,8 @@ function guardClients(pool: GuardedPool, name: string) {
     })
     const query = client.query.bind(client)
     client.query = (...args: unknown[]) => {
-      if (broken && isRollback(args[0]) && typeof args[args.length - 1] !== 'function') return Promise.resolve({ command: 'ROLLBACK', rowCount: null, rows: [], fields: [] })
+      if (broken && isRollback(args[0]) && typeof args[args.length - 1] !== 'function')
+        return Promise.resolve({ command: 'ROLLBACK', rowCount: null, rows: [], fields: [] })
       const result = query(...args)
       if (!isBegin(args[0]) || !(result instanceof Promise)) return result
       // drizzle's transaction() sends BEGIN before its try/finally: a BEGIN that fails on a broken
@@ -226,8 +227,11 @@ async function initialisePgliteDirectory(dir: string): Promise<void> {
   const script = "import { PGlite } from '@electric-sql/pglite'; const c = await PGlite.create(process.env.PGLITE_INIT_DIR); await c.close()"
   const t0 = performance.now()
   const failure = await new Promise<string | null>((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, timeout: 120_000 }, (error, _stdout, stderr) =>
-      resolve(error ? (stderr || error.message).slice(0, 500) : null),
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: process.cwd(), env: { ...process.env, PGLITE_INIT_DIR: dir }, timeout: 120_000 },
+      (error, _stdout, stderr) => resolve(error ? (stderr || error.message).slice(0, 500) : null),
     )
   })
   if (!failure) return log.info('embedded database initialised', { dir, ms: Math.round(performance.now() - t0) })
@@ -284,7 +288,8 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         const client = await pool.connect()
         await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client }), { migrationsFolder }))
       },
-      readOnly: async (timeoutMs, fn) => inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
+      readOnly: async (timeoutMs, fn) =>
+        inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
       session: (fn) => onOwnConnection(() => pool.connect(), fn),
       close: () => pool.end(),
     }
@@ -323,7 +328,8 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     readOnly: async (timeoutMs, fn) => {
       const readers = readerPool()
       // A tighter timeout than the connections' own needs a transaction to scope it.
-      if (timeoutMs < sessionTimeoutMs) return inTransaction(await readers.connect(), `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`, fn)
+      if (timeoutMs < sessionTimeoutMs)
+        return inTransaction(await readers.connect(), `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`, fn)
       return fn({
         execute: async (query) => {
           const q = dialect.sqlToQuery(query)

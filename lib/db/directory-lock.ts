@@ -73,7 +73,10 @@ const me = (): LockHolder => ({
   pid: process.pid,
   startedAt: new Date(Date.now() - Math.round(process.uptime() * 1000)).toISOString(),
   startTicks: startTicksOf('self'),
-  command: process.argv.map((a) => path.basename(a)).join(' ').slice(0, 200),
+  command: process.argv
+    .map((a) => path.basename(a))
+    .join(' ')
+    .slice(0, 200),
 })
 
 // On globalThis: the server's bundles (instrumentation, route handlers) each load this module.

@@ -8,8 +8,8 @@ export const getDeviceOsVersionOp = defineOperation({
   tag: 'Device OS versions',
   summary: 'Highest OS version Apple offers a device model',
   description: [
-    'Reads Apple\'s public device-management feed (gdmf.apple.com, verified against Apple\'s root certificate) and returns the highest version, compared numerically, whose supported devices include the model. Several branches are live at once (an iPhone may be offered 26.x and 18.x); the highest wins and `latestPerMajor` lists each branch.',
-    'Macs are matched through their board IDs, mapped from model identifiers with the SOFA macOS feed (sofafeed.macadmins.io); SOFA\'s watchOS and tvOS feeds complete Apple\'s for those devices. The OS comes from the identifier\'s family.',
+    "Reads Apple's public device-management feed (gdmf.apple.com, verified against Apple's root certificate) and returns the highest version, compared numerically, whose supported devices include the model. Several branches are live at once (an iPhone may be offered 26.x and 18.x); the highest wins and `latestPerMajor` lists each branch.",
+    "Macs are matched through their board IDs, mapped from model identifiers with the SOFA macOS feed (sofafeed.macadmins.io); SOFA's watchOS and tvOS feeds complete Apple's for those devices. The OS comes from the identifier's family.",
     'A malformed identifier or `currentOSVersion` is a 400; a model no feed lists is a 404; feeds that cannot be fetched (and have no copy from the last week) give a 502 or 504.',
   ].join('\n\n'),
   params: DeviceOsParams,

@@ -22,7 +22,10 @@ export const DeviceOsQuery = z.object({
     .string()
     .regex(OS_VERSION_PATTERN, { error: 'must be a dotted version number such as 18.7.8' })
     .optional()
-    .meta({ description: 'Version installed on the device. When given, `updateRequired` says whether `latestVersion` is higher; an empty value counts as absent.', examples: ['18.7.8'] }),
+    .meta({
+      description: 'Version installed on the device. When given, `updateRequired` says whether `latestVersion` is higher; an empty value counts as absent.',
+      examples: ['18.7.8'],
+    }),
 })
 export type DeviceOsQuery = z.infer<typeof DeviceOsQuery>
 
@@ -47,7 +50,10 @@ export const DeviceOsVersion = z
     errorMessage: z.string().nullable().meta({ description: 'Null on success' }),
     support: Support,
     // Beyond the spec: always sent, declared optional so the required set stays the spec's.
-    build: z.string().optional().meta({ description: 'Build of `latestVersion`', examples: ['23G83'] }),
+    build: z
+      .string()
+      .optional()
+      .meta({ description: 'Build of `latestVersion`', examples: ['23G83'] }),
     latestPerMajor: z.array(OsRelease).optional().meta({ description: 'Newest release of each major version this model can run, newest first' }),
   })
   .meta({ id: 'DeviceOsVersion' })

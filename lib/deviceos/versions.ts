@@ -73,7 +73,12 @@ export function gdmfReleases(feed: GdmfFeed): Release[] {
 export function sofaReleases(feed: SofaFeed): Release[] {
   return feed.OSVersions.flatMap((major) => [major.Latest, ...major.SecurityReleases])
     .filter((r) => isVersion(r.ProductVersion) && (r.SupportedDevices?.length ?? 0) > 0)
-    .map((r) => ({ version: r.ProductVersion, build: r.Build ?? '', posted: r.ReleaseDate ? toIsoDateTime(r.ReleaseDate) : '', devices: r.SupportedDevices ?? [] }))
+    .map((r) => ({
+      version: r.ProductVersion,
+      build: r.Build ?? '',
+      posted: r.ReleaseDate ? toIsoDateTime(r.ReleaseDate) : '',
+      devices: r.SupportedDevices ?? [],
+    }))
 }
 
 export interface MacCatalog {
@@ -96,7 +101,12 @@ export function macCatalog(feed: SofaFeed): MacCatalog {
   for (const { OSVersion, Latest } of feed.OSVersions) {
     const major = /(\d+)\s*$/.exec(OSVersion)?.[1] // "Tahoe 26" → 26
     if (!major || !isVersion(Latest.ProductVersion)) continue
-    latestByMajor[major] = { version: Latest.ProductVersion, build: Latest.Build ?? '', posted: Latest.ReleaseDate ? toIsoDateTime(Latest.ReleaseDate) : '', devices: [] }
+    latestByMajor[major] = {
+      version: Latest.ProductVersion,
+      build: Latest.Build ?? '',
+      posted: Latest.ReleaseDate ? toIsoDateTime(Latest.ReleaseDate) : '',
+      devices: [],
+    }
   }
   return { boards, majors, latestByMajor }
 }
@@ -127,7 +137,11 @@ export function latestFor(ids: readonly string[], releases: readonly Release[]):
   const byVersion = new Map<string, Release>()
   for (const r of releases) {
     if (!r.devices.some((d) => wanted.has(d))) continue
-    const key = r.version.split('.').map(Number).join('.').replace(/(\.0)+$/, '')
+    const key = r.version
+      .split('.')
+      .map(Number)
+      .join('.')
+      .replace(/(\.0)+$/, '')
     const seen = byVersion.get(key)
     if (!seen || better(r, seen)) byVersion.set(key, r)
   }

@@ -10,7 +10,7 @@ const UINT32_MAX = 0xffff_ffff
 
 function guidBytes(guid: string): Uint8Array | null {
   const m = GUID.exec(guid.trim())
-  if (!m || (guid.trim().startsWith('{') !== guid.trim().endsWith('}'))) return null
+  if (!m || guid.trim().startsWith('{') !== guid.trim().endsWith('}')) return null
   const hex = m.slice(1).join('')
   const bytes = Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)))
   // .NET byte order: reverse Data1 (4 bytes), Data2 (2) and Data3 (2).

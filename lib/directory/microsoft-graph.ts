@@ -70,9 +70,7 @@ async function accessToken(): Promise<string> {
 export async function findTenantInformation(by: { tenantId: string } | { domainName: string }): Promise<GraphTenant | null> {
   // Tenant ids and domain names are validated before they get here; OData quotes would be doubled.
   const fn =
-    'tenantId' in by
-      ? `findTenantInformationByTenantId(tenantId='${by.tenantId}')`
-      : `findTenantInformationByDomainName(domainName='${by.domainName}')`
+    'tenantId' in by ? `findTenantInformationByTenantId(tenantId='${by.tenantId}')` : `findTenantInformationByDomainName(domainName='${by.domainName}')`
   const { value } = await cached(`ms-graph:${fn.toLowerCase()}`, { ttlS: TENANT_TTL_S, staleS: STALE_S }, async () => {
     try {
       const res = await upstreamFetch(UPSTREAM, `${graphBase()}/v1.0/tenantRelationships/${fn}`, {

@@ -1,11 +1,6 @@
 import 'server-only'
 import { config } from '@/lib/config'
-import {
-  CredentialTypePayload,
-  MicrosoftIdentityErrorPayload,
-  OpenIdConfigurationPayload,
-  UserRealmPayload,
-} from '@/lib/directory/schemas'
+import { CredentialTypePayload, MicrosoftIdentityErrorPayload, OpenIdConfigurationPayload, UserRealmPayload } from '@/lib/directory/schemas'
 import { AppError } from '@/lib/errors'
 import { cached } from '@/lib/upstream/cache'
 import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus } from '@/lib/upstream/http'

@@ -7,7 +7,8 @@ export const convertIdOp = defineOperation({
   operationId: 'convertDirectoryId',
   tag: 'Directory',
   summary: 'Convert an Entra object ID to its SID, or a SID to its object ID',
-  description: 'The direction is chosen from the input: a GUID becomes `S-1-12-1-a-b-c-d`, such a SID becomes the GUID. An invalid ID is a 400 saying what is wrong.',
+  description:
+    'The direction is chosen from the input: a GUID becomes `S-1-12-1-a-b-c-d`, such a SID becomes the GUID. An invalid ID is a 400 saying what is wrong.',
   params: ConvertIdParams,
   success: { description: 'The converted ID', schema: ConvertIdResult },
   examples: [

@@ -5,10 +5,14 @@ import { queryBoolean } from '@/lib/http/query'
 export const ConvertDirection = z.enum(['objectIdToSid', 'sidToObjectId'])
 
 export const ConvertIdParams = z.object({
-  id: z.string().min(1).max(200).meta({
-    description: 'An Entra object ID (GUID) or its SID (`S-1-12-1-a-b-c-d`)',
-    examples: ['e06e3596-82c0-4f31-ac5a-439a308e3dc2'],
-  }),
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({
+      description: 'An Entra object ID (GUID) or its SID (`S-1-12-1-a-b-c-d`)',
+      examples: ['e06e3596-82c0-4f31-ac5a-439a308e3dc2'],
+    }),
 })
 
 export const ConvertIdResult = z
@@ -37,9 +41,7 @@ export const ConvertIdBatchItem = z
   })
   .meta({ id: 'ConvertIdBatchItem' })
 
-export const ConvertIdBatchResult = z
-  .object({ results: z.array(ConvertIdBatchItem), support: Support })
-  .meta({ id: 'ConvertIdBatchResult' })
+export const ConvertIdBatchResult = z.object({ results: z.array(ConvertIdBatchItem), support: Support }).meta({ id: 'ConvertIdBatchResult' })
 export type ConvertIdBatchResult = z.infer<typeof ConvertIdBatchResult>
 
 // ---------------------------------------------------------------------------------------------
@@ -50,22 +52,32 @@ const DOMAIN_NAME = /^(?=.{1,253}\.?$)(?:(?!-)[A-Za-z0-9-]{1,63}(?<!-)\.)+(?:[A-
 
 export const TenantInfoQuery = z
   .object({
-    tenantId: z.guid().optional().meta({
-      description: 'Tenant identifier (GUID). Supply exactly one of `tenantId` or `domainName`.',
-      examples: ['6babcaad-604b-40ac-a9d7-9fd97c0b779f'],
-    }),
+    tenantId: z
+      .guid()
+      .optional()
+      .meta({
+        description: 'Tenant identifier (GUID). Supply exactly one of `tenantId` or `domainName`.',
+        examples: ['6babcaad-604b-40ac-a9d7-9fd97c0b779f'],
+      }),
     tenantID: z.guid().optional().meta({
       description: 'Legacy casing of `tenantId`, accepted for existing clients. Counts as `tenantId` for the exactly-one rule.',
       deprecated: true,
     }),
-    domainName: z.string().max(254).regex(DOMAIN_NAME, 'must be a domain name such as contoso.com').optional().meta({
-      description: 'A domain name registered in the tenant. Supply exactly one of `tenantId` or `domainName`.',
-      examples: ['contoso.com'],
-    }),
+    domainName: z
+      .string()
+      .max(254)
+      .regex(DOMAIN_NAME, 'must be a domain name such as contoso.com')
+      .optional()
+      .meta({
+        description: 'A domain name registered in the tenant. Supply exactly one of `tenantId` or `domainName`.',
+        examples: ['contoso.com'],
+      }),
     customDomainsOnly: queryBoolean(
       'When true, only custom domains (not `*.onmicrosoft.com` and other provider-suffix domains) are analysed for email configuration',
     ).default(false),
-    skipEmailConfig: queryBoolean('When true, MX record and email configuration lookups are skipped (`mxRecords` and `emailConfiguration` are empty)').default(false),
+    skipEmailConfig: queryBoolean('When true, MX record and email configuration lookups are skipped (`mxRecords` and `emailConfiguration` are empty)').default(
+      false,
+    ),
   })
   .strict()
   .superRefine((q, ctx) => {
@@ -93,22 +105,35 @@ export const DefaultDomainSource = z.enum(['graph', 'initial_domain', 'queried_d
 export const TenantDiscovery = z
   .object({
     queriedDomain: z.string().nullable().meta({
-      description: 'The domain whose sign-in and DNS data were read: `domainName`, or for a `tenantId` lookup the default domain from Graph; null when there is none',
+      description:
+        'The domain whose sign-in and DNS data were read: `domainName`, or for a `tenantId` lookup the default domain from Graph; null when there is none',
     }),
     initialDomain: z.string().nullable().meta({
-      description: "The tenant's initial `*.onmicrosoft.com` domain, when observed (Graph, the queried domain itself, or a Microsoft 365 DKIM CNAME target) and confirmed to belong to the same tenant",
+      description:
+        "The tenant's initial `*.onmicrosoft.com` domain, when observed (Graph, the queried domain itself, or a Microsoft 365 DKIM CNAME target) and confirmed to belong to the same tenant",
     }),
-    namespaceType: z.enum(['Managed', 'Federated', 'Unknown']).nullable().meta({ description: 'Sign-in namespace type of the queried domain (user realm); null when no domain was queried' }),
+    namespaceType: z
+      .enum(['Managed', 'Federated', 'Unknown'])
+      .nullable()
+      .meta({ description: 'Sign-in namespace type of the queried domain (user realm); null when no domain was queried' }),
     cloudInstance: z.string().nullable().meta({ description: 'Cloud instance from OpenID discovery, e.g. `microsoftonline.com`' }),
-    tenantRegionSubScope: z.string().nullable().meta({ description: 'Region sub-scope from OpenID discovery (`GCC`, `DOD`, … in government clouds); null elsewhere' }),
+    tenantRegionSubScope: z
+      .string()
+      .nullable()
+      .meta({ description: 'Region sub-scope from OpenID discovery (`GCC`, `DOD`, … in government clouds); null elsewhere' }),
     defaultDomainNameSource: DefaultDomainSource.meta({ description: 'Where `defaultDomainName` came from' }),
     sources: z.object({
-      graph: z.enum(['used', 'not_configured', 'not_found', 'failed']).meta({ description: 'Microsoft Graph tenant lookup: `not_configured` without client credentials' }),
+      graph: z
+        .enum(['used', 'not_configured', 'not_found', 'failed'])
+        .meta({ description: 'Microsoft Graph tenant lookup: `not_configured` without client credentials' }),
       signIn: z.enum(['used', 'no_domain']).meta({ description: 'User realm and credential-type lookups; `no_domain` when no domain was known to query' }),
       email: z.enum(['used', 'skipped', 'no_domain']).meta({ description: 'MX/TLSA lookups; `skipped` with `skipEmailConfig=true`' }),
     }),
   })
-  .meta({ id: 'TenantDiscovery', description: 'Beyond the specified fields: what was looked up and where values came from, so unknowns are not mistaken for facts' })
+  .meta({
+    id: 'TenantDiscovery',
+    description: 'Beyond the specified fields: what was looked up and where values came from, so unknowns are not mistaken for facts',
+  })
 
 export const TenantInfo = z
   .object({
@@ -124,13 +149,24 @@ export const TenantInfo = z
     desktopSsoEnabled: z.boolean().meta({ description: 'Seamless (desktop) SSO enabled; false when not reported' }),
     verifiedEmailSignUpDisallowed: z.boolean().meta({ description: 'Self-service (email-verified) sign-up is disallowed' }),
     tenantIsUnmanaged: z.boolean().meta({ description: 'Unmanaged ("viral") tenant created by self-service sign-up' }),
-    tenantLeaveUrl: z.url().meta({ description: "My Account organisations page for this tenant, where a guest can leave it: `https://myaccount.microsoft.com/organizations?tenantId={tenantId}`" }),
-    tenantUsesExo: z.boolean().meta({ description: 'An analysed domain has MX records pointing to Exchange Online (`*.mail.protection.outlook.com`, `*.mx.microsoft`, `*.protection.office365.us`); false when email lookups were skipped' }),
+    tenantLeaveUrl: z.url().meta({
+      description:
+        'My Account organisations page for this tenant, where a guest can leave it: `https://myaccount.microsoft.com/organizations?tenantId={tenantId}`',
+    }),
+    tenantUsesExo: z.boolean().meta({
+      description:
+        'An analysed domain has MX records pointing to Exchange Online (`*.mail.protection.outlook.com`, `*.mx.microsoft`, `*.protection.office365.us`); false when email lookups were skipped',
+    }),
     mxRecords: z.array(z.string()).meta({ description: 'MX hosts of every analysed domain, deduplicated; empty with `skipEmailConfig=true`' }),
     emailConfiguration: z.array(EmailConfiguration).meta({ description: 'Per analysed domain; empty with `skipEmailConfig=true`' }),
     tenantUsesSpo: z.boolean().meta({ description: 'A SharePoint Online host of the tenant resolves' }),
-    spoDomains: z.array(z.string()).meta({ description: '`{label}.sharepoint.com` and `{label}-my.sharepoint.com` that resolve, `label` being the initial-domain prefix' }),
-    verifiedDomains: z.number().int().meta({ description: 'How many of the tenant’s domains were observed (not the tenant’s total; see the operation description)' }),
+    spoDomains: z
+      .array(z.string())
+      .meta({ description: '`{label}.sharepoint.com` and `{label}-my.sharepoint.com` that resolve, `label` being the initial-domain prefix' }),
+    verifiedDomains: z
+      .number()
+      .int()
+      .meta({ description: 'How many of the tenant’s domains were observed (not the tenant’s total; see the operation description)' }),
     additionalDomains: z.array(z.string()).meta({ description: 'Observed domains of the tenant other than the queried one (see the operation description)' }),
     discovery: TenantDiscovery,
   })

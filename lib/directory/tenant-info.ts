@@ -42,7 +42,8 @@ const INITIAL_DOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.onmicrosoft\.co
 // Microsoft 365 DKIM targets: selector1-<domain-with-dashes>._domainkey.<initial prefix> followed by
 // .onmicrosoft.com (older domains) or .<x>-v1.dkim.mail.microsoft (domains added since May 2025).
 const DKIM_TARGET = /^selector[12]-[a-z0-9-]+\._domainkey\.([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.(?:onmicrosoft\.com|[a-z]-v[12]\.dkim\.mail\.microsoft)$/
-const EXO_MX = /\.(?:mail\.protection\.outlook\.com|mx\.microsoft|mail\.protection\.office365\.us|protection\.office365\.us|mail\.protection\.partner\.outlook\.cn)$/
+const EXO_MX =
+  /\.(?:mail\.protection\.outlook\.com|mx\.microsoft|mail\.protection\.office365\.us|protection\.office365\.us|mail\.protection\.partner\.outlook\.cn)$/
 const DANE_MX = /\.mx\.microsoft$/
 const PROVIDER_DOMAIN = /\.(?:onmicrosoft\.(?:com|us|de)|partner\.onmschina\.cn)$/
 
@@ -92,10 +93,12 @@ async function emailConfiguration(deps: TenantInfoDeps, domain: string) {
   // DANE for Exchange Online inbound mail exists only on the *.mx.microsoft hosts, and a TLSA
   // record counts only when the resolver validated it (AD).
   const dane = await Promise.all(
-    mxRecords.filter((h) => DANE_MX.test(h)).map(async (h) => {
-      const tlsa = await deps.dns(`_25._tcp.${h}`, 'TLSA')
-      return tlsa.authenticated && tlsa.records.length > 0
-    }),
+    mxRecords
+      .filter((h) => DANE_MX.test(h))
+      .map(async (h) => {
+        const tlsa = await deps.dns(`_25._tcp.${h}`, 'TLSA')
+        return tlsa.authenticated && tlsa.records.length > 0
+      }),
   )
   return { domain, mxRecords, exoSmtpDaneDnsSecEnabled: dane.some(Boolean) }
 }

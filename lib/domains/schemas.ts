@@ -25,14 +25,7 @@ const SELECTOR = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?(?:\.[a-z0-9_](?:[a-z0-
 
 /** DKIM selectors to probe in addition to the common ones. */
 export const DkimSelectors = z
-  .array(
-    z
-      .string()
-      .trim()
-      .toLowerCase()
-      .max(120)
-      .regex(SELECTOR, 'a DKIM selector is one or more DNS labels (letters, digits, hyphens, underscores)'),
-  )
+  .array(z.string().trim().toLowerCase().max(120).regex(SELECTOR, 'a DKIM selector is one or more DNS labels (letters, digits, hyphens, underscores)'))
   .max(10)
   .meta({ description: 'Up to 10 DKIM selectors to probe in addition to the common ones', examples: [['s2048', 'mandrill']] })
 
@@ -90,7 +83,11 @@ export const MxHost = z.object({
 })
 
 export const MxCheck = z
-  .object({ ...checkBase, nullMx: z.boolean().meta({ description: 'The domain publishes a null MX (`0 .`, RFC 7505): it accepts no mail' }), hosts: z.array(MxHost) })
+  .object({
+    ...checkBase,
+    nullMx: z.boolean().meta({ description: 'The domain publishes a null MX (`0 .`, RFC 7505): it accepts no mail' }),
+    hosts: z.array(MxHost),
+  })
   .meta({ id: 'MxCheck' })
 export type MxCheck = z.infer<typeof MxCheck>
 
@@ -112,7 +109,10 @@ export const SpfCheck = z
     record: z.string().nullable(),
     lookupCount: z.number().int().meta({ description: 'DNS-querying terms across the whole include/redirect tree (limit 10, RFC 7208 §4.6.4)' }),
     voidLookupCount: z.number().int().meta({ description: 'Lookups that returned NXDOMAIN or no records (limit 2)' }),
-    allQualifier: z.enum(['+', '-', '~', '?']).nullable().meta({ description: 'Qualifier of the effective `all` (following `redirect`); null when there is none' }),
+    allQualifier: z
+      .enum(['+', '-', '~', '?'])
+      .nullable()
+      .meta({ description: 'Qualifier of the effective `all` (following `redirect`); null when there is none' }),
     tree: z.array(SpfNode).meta({ description: 'The include/redirect tree, depth-first' }),
   })
   .meta({ id: 'SpfCheck' })
@@ -135,7 +135,10 @@ export const DmarcReportDestination = z.object({
   kind: z.enum(['rua', 'ruf']),
   uri: z.string(),
   external: z.boolean().meta({ description: 'The address is outside the policy domain' }),
-  authorized: z.boolean().nullable().meta({ description: 'For an external address: whether `{domain}._report._dmarc.{host}` authorises it; null when not external' }),
+  authorized: z
+    .boolean()
+    .nullable()
+    .meta({ description: 'For an external address: whether `{domain}._report._dmarc.{host}` authorises it; null when not external' }),
 })
 
 export const DmarcCheck = z
@@ -288,7 +291,9 @@ export type PlatformDomain = z.infer<typeof PlatformDomain>
 
 export const DomainList = z
   .object({
-    source: z.enum(['PLATFORM_DOMAINS', 'data file']).meta({ description: 'Where the list came from: the PLATFORM_DOMAINS setting, or the file shipped with the service' }),
+    source: z
+      .enum(['PLATFORM_DOMAINS', 'data file'])
+      .meta({ description: 'Where the list came from: the PLATFORM_DOMAINS setting, or the file shipped with the service' }),
     count: z.number().int(),
     domains: z.array(PlatformDomain),
     support: Support,

@@ -66,7 +66,10 @@ function requireDomain(input: string): string {
 function requireAnswer(r: DnsResult, domain: string) {
   if (r.rcode === 'NXDOMAIN') throw new AppError('not_found', `${domain} does not exist in DNS (NXDOMAIN).`)
   if (r.rcode !== 'NOERROR')
-    throw new AppError('upstream_failed', `The resolver answered ${r.rcode} for ${domain}: its name servers did not answer, or its DNSSEC signatures do not validate.`)
+    throw new AppError(
+      'upstream_failed',
+      `The resolver answered ${r.rcode} for ${domain}: its name servers did not answer, or its DNSSEC signatures do not validate.`,
+    )
 }
 
 async function nameServers(dns: Dns, domain: string, own: DnsResult): Promise<string[]> {
@@ -121,7 +124,15 @@ export async function listPlatformDomains(deps: Pick<DomainDeps, 'dns'> = defaul
   const domains = settled.map((s, i) =>
     s.status === 'fulfilled'
       ? s.value
-      : { domain: names[i], authoritativeNameServers: [], mxRecords: [], spfRecord: null, dmarcRecord: null, dmarcPolicy: null, error: `Records could not be read: ${errorText(s.reason)}` },
+      : {
+          domain: names[i],
+          authoritativeNameServers: [],
+          mxRecords: [],
+          spfRecord: null,
+          dmarcRecord: null,
+          dmarcPolicy: null,
+          error: `Records could not be read: ${errorText(s.reason)}`,
+        },
   )
   return { source, count: domains.length, domains, support: support() }
 }
@@ -203,7 +214,12 @@ async function buildReport(domain: string, selectors: string[], deps: DomainDeps
   const sendsNoMail = spf.record !== null && /^v=spf1\s+-all\s*$/i.test(spf.record)
   const dkim =
     sendsNoMail && dkimFound.status === 'not_found'
-      ? { ...dkimFound, status: 'info' as const, detail: `Not applicable: SPF authorises no sender (v=spf1 -all); no DKIM key found among the ${dkimFound.selectorsProbed.length} probed selectors.`, recommendation: null }
+      ? {
+          ...dkimFound,
+          status: 'info' as const,
+          detail: `Not applicable: SPF authorises no sender (v=spf1 -all); no DKIM key found among the ${dkimFound.selectorsProbed.length} probed selectors.`,
+          recommendation: null,
+        }
       : dkimFound
   const checks: DomainChecks = { mx: mxCheck, spf, dmarc: dmarcCheck, dkim, mtaSts, tlsRpt, bimi, dnssec, caa, dane }
 
@@ -236,10 +252,7 @@ async function buildReport(domain: string, selectors: string[], deps: DomainDeps
 }
 
 // GET /api/domains/{domain} - DNS and mail-security health check of any domain
-export async function checkDomainHealth(
-  input: { domain: string; selectors?: string[] },
-  deps: DomainDeps = defaultDeps(),
-): Promise<DomainHealthReport> {
+export async function checkDomainHealth(input: { domain: string; selectors?: string[] }, deps: DomainDeps = defaultDeps()): Promise<DomainHealthReport> {
   const domain = requireDomain(input.domain)
   const selectors = [...new Set((input.selectors ?? []).map((s) => s.trim().toLowerCase()).filter(Boolean))]
   // Concurrent identical requests share one run of the lookups.

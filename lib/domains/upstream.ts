@@ -56,7 +56,8 @@ export async function fetchMtaStsPolicy(
       timeoutMs,
       headers: { accept: 'text/plain' },
     })
-    if (res.status >= 300 && res.status < 400) return { ok: false, url, reason: `HTTP ${res.status} redirect; senders do not follow redirects for MTA-STS policies` }
+    if (res.status >= 300 && res.status < 400)
+      return { ok: false, url, reason: `HTTP ${res.status} redirect; senders do not follow redirects for MTA-STS policies` }
     if (res.status !== 200) return { ok: false, url, reason: `HTTP ${res.status}` }
     const type = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase()
     if (type !== 'text/plain') return { ok: false, url, reason: `media type "${type || 'none'}"; it must be text/plain` }

@@ -10,6 +10,7 @@ import { recordAnswer } from '@/lib/http/request-log'
 import { logOnce } from '@/lib/log'
 import { getLimiter, rateLimitMessage, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation, operationsAt } from '@/lib/operations'
+import { CRON_PATH_PREFIX } from '@/lib/jobs/names'
 import { forwardedHeaders } from '@/lib/gate/edges'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
@@ -76,7 +77,11 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   const started = performance.now()
   const clientIp = clientIpFrom(req.headers)
   if (clientIp === 'unknown' && !connectionIpIsStamped())
-    logOnce('no-client-ip', 'warn', 'client address unavailable: start with `npm start` (server.mjs) or set TRUSTED_IP_HEADER behind a proxy; all clients share one rate-limit bucket')
+    logOnce(
+      'no-client-ip',
+      'warn',
+      'client address unavailable: start with `npm start` (server.mjs) or set TRUSTED_IP_HEADER behind a proxy; all clients share one rate-limit bucket',
+    )
   const path = req.nextUrl.pathname
   // A preflight is judged by the method it asks for, so internal operations never get CORS headers.
   const method = req.method === 'OPTIONS' ? (req.headers.get('access-control-request-method') ?? 'OPTIONS').toUpperCase() : req.method
@@ -85,7 +90,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   // registered policy (the MCP endpoint) to the origins it allows.
   // The cron routes (lib/jobs/cron.ts) are for schedulers, never for browsers.
   const registered = policyOrigin(path, req.headers)
-  const cors = corsHeaders(registered !== undefined ? registered : internal || path.startsWith('/api/cron/') ? null : '*')
+  const cors = corsHeaders(registered !== undefined ? registered : internal || path.startsWith(CRON_PATH_PREFIX) ? null : '*')
 
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
 
@@ -111,7 +116,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
     return reject(405, errorBody(atPath[0].errorFormat ?? 'envelope', 'method_not_allowed', message, requestId), { Allow: methods.join(', ') })
   }
   // The cron routes answer GET only (Vercel Cron's method); anything else gets the same 405.
-  if (path.startsWith('/api/cron/') && req.method !== 'GET') {
+  if (path.startsWith(CRON_PATH_PREFIX) && req.method !== 'GET') {
     const message = `Method ${req.method} is not allowed here; cron routes answer GET.`
     return reject(405, errorBody('errorString', 'method_not_allowed', message, requestId), { Allow: 'GET' })
   }

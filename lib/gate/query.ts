@@ -64,7 +64,8 @@ async function openKeyLink(req: NextRequest, requestId: string): Promise<Respons
   // (nextUrl spells every loopback host as localhost). Only a direct loopback request gets here.
   const location = new URL(`${req.nextUrl.pathname}${search}`, `http://${req.headers.get('host') ?? req.nextUrl.host}`)
   const res = NextResponse.redirect(location, 303)
-  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' })) res.headers.set(k, v)
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }))
+    res.headers.set(k, v)
   return res
 }
 

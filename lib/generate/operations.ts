@@ -12,7 +12,12 @@ export const generateGuidsOp = defineOperation({
   success: { description: 'The generated GUIDs', schema: GuidList },
   examples: [
     { name: 'three', summary: 'Three random GUIDs', query: { count: '3' }, varies: ['/guids'] },
-    { name: 'timeOrdered', summary: 'Time-ordered GUIDs, braces, upper case', query: { count: '2', version: '7', format: 'B', uppercase: 'true' }, varies: ['/guids'] },
+    {
+      name: 'timeOrdered',
+      summary: 'Time-ordered GUIDs, braces, upper case',
+      query: { count: '2', version: '7', format: 'B', uppercase: 'true' },
+      varies: ['/guids'],
+    },
     { name: 'tooMany', summary: 'More than 500', query: { count: '501' } },
   ],
 })

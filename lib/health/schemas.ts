@@ -1,13 +1,10 @@
 import { z } from 'zod'
 
 export const HealthQuery = z.object({
-  probe: z
-    .enum(['ready', 'live'])
-    .optional()
-    .meta({
-      description:
-        '`ready` (default): check every dependency; 503 only while the process is shutting down or a required dependency is down. `live`: no dependency checks, 200 as long as the process answers.',
-    }),
+  probe: z.enum(['ready', 'live']).optional().meta({
+    description:
+      '`ready` (default): check every dependency; 503 only while the process is shutting down or a required dependency is down. `live`: no dependency checks, 200 as long as the process answers.',
+  }),
 })
 
 export const BreakerState = z
@@ -21,7 +18,10 @@ export const BreakerState = z
 
 export const RequestLogHealth = z
   .object({
-    mode: z.enum(['journal', 'memory']).meta({ description: '`journal`: entries are appended to local segment files and shipped to the database; `memory`: no writable directory, entries wait in memory only' }),
+    mode: z.enum(['journal', 'memory']).meta({
+      description:
+        '`journal`: entries are appended to local segment files and shipped to the database; `memory`: no writable directory, entries wait in memory only',
+    }),
     pending: z.number().int().meta({ description: 'Entries in memory: waiting for the next group commit (journal) or for the database (memory)' }),
     spool: z
       .object({
@@ -62,7 +62,10 @@ export const JobHealth = z
       .object({ startedAt: z.iso.datetime(), outcome: z.enum(['succeeded', 'failed', 'skipped', 'dry-run', 'running', 'abandoned']) })
       .nullable()
       .meta({ description: 'The latest run, whatever its outcome; null if the job never ran' }),
-    dueBy: z.iso.datetime().nullable().meta({ description: 'When the next success is due: the scheduled run after the last success (or the first run) plus JOB_OVERDUE_GRACE_S' }),
+    dueBy: z.iso
+      .datetime()
+      .nullable()
+      .meta({ description: 'When the next success is due: the scheduled run after the last success (or the first run) plus JOB_OVERDUE_GRACE_S' }),
     overdue: z.boolean().meta({ description: 'True once dueBy has passed without a success. A job that never ran is not overdue.' }),
   })
   .meta({ id: 'JobHealth' })
@@ -73,11 +76,13 @@ export const HealthResult = z
     version: z.string().meta({ examples: ['1.1.0'] }),
     uptimeSeconds: z.number(),
     time: z.iso.datetime(),
-    checks: z.record(z.string(), HealthCheck).meta({ description: 'Per dependency: the rate-limit store, the database, the request log. Empty for `probe=live`.' }),
-    jobs: z
-      .record(z.string(), JobHealth)
-      .optional()
-      .meta({ description: 'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.' }),
+    checks: z
+      .record(z.string(), HealthCheck)
+      .meta({ description: 'Per dependency: the rate-limit store, the database, the request log. Empty for `probe=live`.' }),
+    jobs: z.record(z.string(), JobHealth).optional().meta({
+      description:
+        'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.',
+    }),
   })
   .meta({ id: 'HealthResult' })
 export type HealthResult = z.infer<typeof HealthResult>

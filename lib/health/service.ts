@@ -66,10 +66,19 @@ const requestLog: DependencyCheck = async () => {
     s.spool.state === 'on'
       ? `journal on: ${s.spool.bytes} of ${s.spool.budgetBytes} bytes in ${s.spool.segments} segments, shipper lag ${lagS} s, ${s.spool.dropped} dropped since ${s.spool.droppedSince}`
       : `journal off (${s.spool.reason}): ${s.pending} entries waiting in memory, ${s.dropped} dropped since start`
-  const failing = s.failures > 0 ? `; writes failing (${s.failures} in a row), next attempt in ${Math.ceil(((s.retryAt ?? Date.now()) - Date.now()) / 1000)} s` : ''
+  const failing =
+    s.failures > 0 ? `; writes failing (${s.failures} in a row), next attempt in ${Math.ceil(((s.retryAt ?? Date.now()) - Date.now()) / 1000)} s` : ''
   const spool =
     s.spool.state === 'on'
-      ? { state: 'on' as const, budgetBytes: s.spool.budgetBytes, bytes: s.spool.bytes, segments: s.spool.segments, oldestEntryAt: s.spool.oldestEntryAt === null ? null : new Date(s.spool.oldestEntryAt).toISOString(), dropped: s.spool.dropped, droppedSince: s.spool.droppedSince }
+      ? {
+          state: 'on' as const,
+          budgetBytes: s.spool.budgetBytes,
+          bytes: s.spool.bytes,
+          segments: s.spool.segments,
+          oldestEntryAt: s.spool.oldestEntryAt === null ? null : new Date(s.spool.oldestEntryAt).toISOString(),
+          dropped: s.spool.dropped,
+          droppedSince: s.spool.droppedSince,
+        }
       : { state: 'off' as const, reason: s.spool.reason, dropped: s.dropped }
   return [
     'requestLog',
@@ -78,7 +87,16 @@ const requestLog: DependencyCheck = async () => {
       required: false,
       latencyMs: null,
       detail: `${detail}${failing}`,
-      requestLog: { mode: s.mode, pending: s.pending, spool, shipper: { lagMs: Math.round(s.shipper.lagMs), lastStoredAt: s.shipper.lastStoredAt === null ? null : new Date(s.shipper.lastStoredAt).toISOString(), failures: s.failures } },
+      requestLog: {
+        mode: s.mode,
+        pending: s.pending,
+        spool,
+        shipper: {
+          lagMs: Math.round(s.shipper.lagMs),
+          lastStoredAt: s.shipper.lastStoredAt === null ? null : new Date(s.shipper.lastStoredAt).toISOString(),
+          failures: s.failures,
+        },
+      },
     },
   ]
 }
@@ -94,10 +112,7 @@ export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database, re
 // is slow or down leaves `jobs` out (its own check says why).
 async function jobsHealth(): Promise<HealthResult['jobs']> {
   try {
-    return await withTimeout(
-      (async () => jobStatuses((await getReadyDatabase()).db))(),
-      CHECK_TIMEOUT_MS,
-    )
+    return await withTimeout((async () => jobStatuses((await getReadyDatabase()).db))(), CHECK_TIMEOUT_MS)
   } catch (error) {
     log.debug('job status unavailable for health', { error: error instanceof Error ? error.message : String(error) })
     return undefined
@@ -107,10 +122,10 @@ async function jobsHealth(): Promise<HealthResult['jobs']> {
 export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<HealthResult> {
   const [checked, jobs] = probe === 'live' ? [[], undefined] : await Promise.all([Promise.all(dependencyChecks.map((check) => check())), jobsHealth()])
   const entries = checked.filter((e) => e !== null)
-  if (probe === 'ready' && isDraining()) throw new AppError('unavailable', 'Shutting down: finishing the requests in flight; send new requests to another instance.')
+  if (probe === 'ready' && isDraining())
+    throw new AppError('unavailable', 'Shutting down: finishing the requests in flight; send new requests to another instance.')
   const requiredDown = entries.filter(([, c]) => c.required && c.status === 'down')
-  if (requiredDown.length > 0)
-    throw new AppError('unavailable', `Not ready: ${requiredDown.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`)
+  if (requiredDown.length > 0) throw new AppError('unavailable', `Not ready: ${requiredDown.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`)
   return {
     status: entries.every(([, c]) => c.status === 'ok') ? 'ok' : 'degraded',
     version: pkg.version,
@@ -121,4 +136,4 @@ export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<Heal
   }
 }
 
-export { timed as timedCheck, database as databaseCheck }
+export { database as databaseCheck }

@@ -20,17 +20,11 @@ export const StatusMessageError = z
   .object({ status: z.literal('error'), message: z.string(), requestId: requestId.optional() })
   .meta({ id: 'StatusMessageError' })
 
-export const SuccessFalseError = z
-  .object({ success: z.literal(false), error: z.string(), requestId: requestId.optional() })
-  .meta({ id: 'SuccessFalseError' })
+export const SuccessFalseError = z.object({ success: z.literal(false), error: z.string(), requestId: requestId.optional() }).meta({ id: 'SuccessFalseError' })
 
-export const ErrorStringBody = z
-  .object({ error: z.string(), requestId: requestId.optional() })
-  .meta({ id: 'ErrorStringBody' })
+export const ErrorStringBody = z.object({ error: z.string(), requestId: requestId.optional() }).meta({ id: 'ErrorStringBody' })
 
-export const MessageError = z
-  .object({ message: z.string(), requestId: requestId.optional() })
-  .meta({ id: 'MessageError' })
+export const MessageError = z.object({ message: z.string(), requestId: requestId.optional() }).meta({ id: 'MessageError' })
 
 export const ERROR_FORMATS = {
   envelope: {

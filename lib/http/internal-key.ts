@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { config } from '@/lib/config'
 import { INTERNAL_KEY_HEADER } from '@/lib/http/headers'
 
-
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
 /**

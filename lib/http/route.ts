@@ -13,7 +13,6 @@ import { log } from '@/lib/log'
 // context, calls the domain, serialises the result and maps anything thrown to the operation's
 // error shape. The proxy has already applied the rate limit and set the request id and client IP.
 
-
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined
 
 export interface RouteContext<Q, P, B> {
@@ -47,10 +46,7 @@ export function route<
   Q extends z.ZodType<Record<string, unknown>> | undefined,
   P extends z.ZodType<Record<string, unknown>> | undefined,
   B extends z.ZodType | undefined,
->(
-  op: Operation<Q, P, B>,
-  handle: (ctx: RouteContext<Infer<Q>, Infer<P>, Infer<B>>) => unknown | Promise<unknown>,
-) {
+>(op: Operation<Q, P, B>, handle: (ctx: RouteContext<Infer<Q>, Infer<P>, Infer<B>>) => unknown | Promise<unknown>) {
   const template = `/api${op.path}`
   const format = op.errorFormat ?? 'envelope'
   return function handler(request: Request, routeParams?: RouteParams): Promise<Response> {

@@ -109,8 +109,12 @@ async function withDatabase<T>(work: () => Promise<T>, timeoutMs = config.INGEST
     return await Promise.race([work(), deadline])
   } catch (error) {
     if (!databaseUnavailable(error)) throw error
-    log.warn('ingest: database unavailable', { error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message).slice(0, 200) : String(error) })
-    throw new AppError('unavailable', `The database is unavailable; the batch was not stored. Retry after ${RETRY_AFTER_S} seconds.`, { retryAfterSeconds: RETRY_AFTER_S })
+    log.warn('ingest: database unavailable', {
+      error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message).slice(0, 200) : String(error),
+    })
+    throw new AppError('unavailable', `The database is unavailable; the batch was not stored. Retry after ${RETRY_AFTER_S} seconds.`, {
+      retryAfterSeconds: RETRY_AFTER_S,
+    })
   } finally {
     clearTimeout(timer)
   }
@@ -234,9 +238,13 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
       if (!committing || !db || !xactId || !(error instanceof AppError) || error.code !== 'unavailable') throw error
       const stored = await storedAfterLostCommit(db, table, xactId, parsed.rows)
       if (!stored) {
-        throw new AppError('unavailable', `The database stopped answering while the batch was being committed; whether it was stored is unknown. Send it again after ${RETRY_AFTER_S} seconds: a re-sent batch stores nothing twice.`, {
-          retryAfterSeconds: RETRY_AFTER_S,
-        })
+        throw new AppError(
+          'unavailable',
+          `The database stopped answering while the batch was being committed; whether it was stored is unknown. Send it again after ${RETRY_AFTER_S} seconds: a re-sent batch stores nothing twice.`,
+          {
+            retryAfterSeconds: RETRY_AFTER_S,
+          },
+        )
       }
       if (!stored.committed) throw error
       log.warn('ingest: the commit acknowledgement was lost; the batch is stored', { dataset: id, inserted: stored.inserted, lines: parsed.rows.length })
@@ -263,20 +271,29 @@ const COMMIT_CHECK_EVERY_MS = 100
  * of the batch's lines are stored, by their hashes; `inserted` counts the rows that transaction
  * wrote (their xmin). Null when the database does not answer in time: unknown.
  */
-async function storedAfterLostCommit(db: Db, table: PgTable, xactId: string, rows: Record<string, Value>[]): Promise<{ committed: boolean; inserted: number } | null> {
+async function storedAfterLostCommit(
+  db: Db,
+  table: PgTable,
+  xactId: string,
+  rows: Record<string, Value>[],
+): Promise<{ committed: boolean; inserted: number } | null> {
   const end = Date.now() + COMMIT_CHECK_MS
   const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((r) => setTimeout(r, Math.max(0, end - Date.now())))])
   const hashes = `{${[...new Set(rows.map((r) => String(r.rowHash)))].join(',')}}` // hex digests: safe in an array literal
   try {
     for (;;) {
-      const status = await within(db.execute(sql`SELECT pg_xact_status(${xactId}::xid8) AS status`) as unknown as Promise<{ rows: Array<{ status: string | null }> }>)
+      const status = await within(
+        db.execute(sql`SELECT pg_xact_status(${xactId}::xid8) AS status`) as unknown as Promise<{ rows: Array<{ status: string | null }> }>,
+      )
       if (!status) return null
       const state = status.rows[0]?.status
       if (state === 'aborted') return { committed: false, inserted: 0 }
       if (state === 'committed') {
         const xid32 = (BigInt(xactId) % 4294967296n).toString()
         const counted = await within(
-          db.execute(sql`SELECT count(*) FILTER (WHERE xmin::text = ${xid32})::int AS ours FROM ${table} WHERE row_hash = ANY(${hashes}::text[])`) as unknown as Promise<{ rows: Array<{ ours: number }> }>,
+          db.execute(
+            sql`SELECT count(*) FILTER (WHERE xmin::text = ${xid32})::int AS ours FROM ${table} WHERE row_hash = ANY(${hashes}::text[])`,
+          ) as unknown as Promise<{ rows: Array<{ ours: number }> }>,
         )
         return counted ? { committed: true, inserted: Number(counted.rows[0].ours) } : null
       }
@@ -284,7 +301,9 @@ async function storedAfterLostCommit(db: Db, table: PgTable, xactId: string, row
       await new Promise((r) => setTimeout(r, COMMIT_CHECK_EVERY_MS))
     }
   } catch (error) {
-    log.warn('ingest: could not check a batch after a lost commit acknowledgement', { error: error instanceof Error ? error.message.slice(0, 200) : String(error) })
+    log.warn('ingest: could not check a batch after a lost commit acknowledgement', {
+      error: error instanceof Error ? error.message.slice(0, 200) : String(error),
+    })
     return null
   }
 }

@@ -5,9 +5,7 @@ import ipaddr from 'ipaddr.js'
 // legacy forms (`01.2.3.4` read as octal, `0x7f.1` as 127.0.0.1) that the caller almost certainly
 // did not mean. ipaddr.js is then used only to classify the range.
 
-export type ParsedAddress =
-  | { ok: true; address: string; version: 4 | 6 }
-  | { ok: false; reason: string }
+export type ParsedAddress = { ok: true; address: string; version: 4 | 6 } | { ok: false; reason: string }
 
 /** Ranges ip-api has data for; everything else is answered locally. */
 const PUBLIC_RANGES = new Set(['unicast', '6to4', 'teredo'])

@@ -5,14 +5,19 @@ import { Support } from '@/lib/support'
 // ---- Inputs ------------------------------------------------------------------------------------
 
 export const IpLocation = z.enum(['me', 'home']).meta({
-  description: '`me`: the address this request came from. `home`: the operator\'s dynamic-DNS host name, resolved through DNS.',
+  description: "`me`: the address this request came from. `home`: the operator's dynamic-DNS host name, resolved through DNS.",
 })
 
 export const IpCheckQuery = z.object({
-  ip: z.string().max(100).optional().meta({
-    description: 'IPv4 or IPv6 address in standard notation (IPv4-mapped IPv6 is read as IPv4). Legacy forms such as `01.2.3.4` or `0x7f.1`, ranges and host names are refused.',
-    examples: ['24.48.0.1'],
-  }),
+  ip: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({
+      description:
+        'IPv4 or IPv6 address in standard notation (IPv4-mapped IPv6 is read as IPv4). Legacy forms such as `01.2.3.4` or `0x7f.1`, ranges and host names are refused.',
+      examples: ['24.48.0.1'],
+    }),
   location: IpLocation.optional(),
   reverseCheck: queryBoolean('When true, `metadata.reverse` carries the PTR name of the address (null when it has none).').optional(),
 })
@@ -21,7 +26,7 @@ export type IpCheckQuery = z.infer<typeof IpCheckQuery>
 export const IpCheckBatchBody = z
   .object({
     ips: z.array(z.string().max(100)).min(1).max(100).meta({ description: 'Addresses to look up, at most 100' }),
-    reverseCheck: z.boolean().optional().meta({ description: 'Also look up each address\'s PTR name' }),
+    reverseCheck: z.boolean().optional().meta({ description: "Also look up each address's PTR name" }),
   })
   .strict()
   .meta({ id: 'IpCheckBatchRequest' })
@@ -29,11 +34,13 @@ export type IpCheckBatchBody = z.infer<typeof IpCheckBatchBody>
 
 // ---- Outputs -----------------------------------------------------------------------------------
 
-const mapLink = (service: string) => z.url().nullable().meta({ description: `${service} link to the location; null when the address has no location` })
+const mapLink = (service: string) =>
+  z
+    .url()
+    .nullable()
+    .meta({ description: `${service} link to the location; null when the address has no location` })
 
-export const MapsUrl = z
-  .object({ map_a: mapLink('Google Maps'), map_b: mapLink('OpenStreetMap'), map_c: mapLink('Bing Maps') })
-  .meta({ id: 'IpMapsUrl' })
+export const MapsUrl = z.object({ map_a: mapLink('Google Maps'), map_b: mapLink('OpenStreetMap'), map_c: mapLink('Bing Maps') }).meta({ id: 'IpMapsUrl' })
 export type MapsUrl = z.infer<typeof MapsUrl>
 
 export const IpMetadata = z

@@ -27,7 +27,7 @@ export const defaultIpCheckDeps = (): IpCheckDeps => ({
 
 const UPSTREAM_NAME = 'ip-api.com'
 const LOC_DISCLAIMER =
-  'Locations come from IP geolocation data (ip-api.com) and are approximate: usually the network operator\'s point of presence or a city centroid, never a street address. Proxy, VPN and mobile addresses may be far from the person using them.'
+  "Locations come from IP geolocation data (ip-api.com) and are approximate: usually the network operator's point of presence or a city centroid, never a street address. Proxy, VPN and mobile addresses may be far from the person using them."
 
 const contacts = () => [config.SUPPORT_EMAIL]
 
@@ -70,7 +70,7 @@ async function reverseOf(address: string, fallback: string | null, deps: IpCheck
     return (await deps.resolvePtr(address))[0] ?? null
   } catch (error) {
     // A DNS failure should not sink the whole lookup; ip-api's own PTR answer stands in.
-    log.warn('PTR lookup failed; using the geolocation provider\'s reverse name', { error: error instanceof Error ? error.message : String(error) })
+    log.warn("PTR lookup failed; using the geolocation provider's reverse name", { error: error instanceof Error ? error.message : String(error) })
     return fallback
   }
 }

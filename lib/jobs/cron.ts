@@ -13,7 +13,6 @@ import { runJob, type JobRun } from '@/lib/jobs/run'
 // they are absent from the OpenAPI document, and answer refusals in the internal operations'
 // error shape ({"error": …, "requestId": …}).
 
-export const CRON_PATH_PREFIX = '/api/cron/'
 const ROUTE = '/api/cron/{job}'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
@@ -40,8 +39,10 @@ function runBody(run: JobRun) {
 
 export function handleCronRequest(request: Request, job: string): Promise<Response> {
   return envelope(request, { route: ROUTE, errorFormat: 'errorString', record: true }, async ({ requestId }) => {
-    const answer = (status: number, body: unknown, extra: Record<string, string> = {}) => Response.json(body, { status, headers: { 'cache-control': 'no-store', ...extra } })
-    const refuse = (code: ErrorCode, message: string, extra: Record<string, string> = {}) => answer(ERROR_STATUS[code], errorBody('errorString', code, message, requestId), extra)
+    const answer = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+      Response.json(body, { status, headers: { 'cache-control': 'no-store', ...extra } })
+    const refuse = (code: ErrorCode, message: string, extra: Record<string, string> = {}) =>
+      answer(ERROR_STATUS[code], errorBody('errorString', code, message, requestId), extra)
 
     const problem = cronAuthProblem(request.headers.get('authorization'))
     if (problem) return refuse(problem.code, problem.message, problem.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="cron"' } : {})

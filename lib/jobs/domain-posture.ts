@@ -57,7 +57,8 @@ export function observe(report: DomainHealthReport | { error: string }): Observe
 }
 
 /** The state a row is compared on: the grade for `overall` (or `error`), the status for a check. */
-const stateOf = (r: { checkName: string; status: string; grade: string | null }) => (r.checkName === OVERALL && r.status !== 'error' ? (r.grade ?? r.status) : r.status)
+const stateOf = (r: { checkName: string; status: string; grade: string | null }) =>
+  r.checkName === OVERALL && r.status !== 'error' ? (r.grade ?? r.status) : r.status
 
 /** Compares a row with the previous run's row of the same domain and check. */
 export function compare(now: Observed, previous: Previous | undefined): Pick<DomainCheckRow, 'previousStatus' | 'changed' | 'change'> {
@@ -66,7 +67,8 @@ export function compare(now: Observed, previous: Previous | undefined): Pick<Dom
   const after = stateOf(now)
   const what = now.checkName === OVERALL && now.status !== 'error' && previous.status !== 'error' ? 'grade' : 'status'
   if (before !== after) return { previousStatus: before, changed: true, change: `${what} ${before} → ${after}` }
-  if (previous.findings !== now.findings) return { previousStatus: before, changed: true, change: now.checkName === OVERALL ? `${now.findings} (was ${previous.findings})` : 'findings changed' }
+  if (previous.findings !== now.findings)
+    return { previousStatus: before, changed: true, change: now.checkName === OVERALL ? `${now.findings} (was ${previous.findings})` : 'findings changed' }
   return { previousStatus: before, changed: false, change: null }
 }
 
@@ -77,7 +79,12 @@ async function previousRows(db: Db, domain: string): Promise<Map<string, Previou
   const result = (await db.execute(
     sql`SELECT DISTINCT ON ("check_name") "check_name", "status", "grade", "findings" FROM "domain_checks" WHERE "domain" = ${domain} ORDER BY "check_name", "checked_at" DESC, "id" DESC`,
   )) as unknown as { rows: Row[] }
-  return new Map(result.rows.map((r) => [String(r.check_name), { status: String(r.status), grade: r.grade === null ? null : String(r.grade), findings: String(r.findings) }]))
+  return new Map(
+    result.rows.map((r) => [
+      String(r.check_name),
+      { status: String(r.status), grade: r.grade === null ? null : String(r.grade), findings: String(r.findings) },
+    ]),
+  )
 }
 
 export interface PostureResult {
@@ -117,7 +124,10 @@ export async function runDomainPosture(db: Db, { dryRun }: { dryRun: boolean }, 
   if (!dryRun) {
     await insertWithRollup(db, 'domain_checks', rows as unknown as Record<string, Date | string | number | boolean | null>[], ['checked_at', 'id'])
     // A grade or record that changed is an alert, sent by the next alerts run (lib/alerts/job.ts).
-    await recordPostureChanges(db, rows.filter((r) => r.changed))
+    await recordPostureChanges(
+      db,
+      rows.filter((r) => r.changed),
+    )
   }
   const changes = rows.filter((r) => r.changed).length
   const counts = { domains: domains.length, checked: domains.length - errors.length, errors: errors.length, rows: rows.length, changes }

@@ -17,4 +17,7 @@ export const DEFAULT_JOB_SCHEDULES: Readonly<Record<JobName, string>> = {
   alerts: '*/5 * * * *',
 }
 
+/** Where the cron routes live: /api/cron/<job>. The API gate answers them without CORS and to GET only. */
+export const CRON_PATH_PREFIX = '/api/cron/'
+
 export const isJobName = (name: string): name is JobName => (JOB_NAMES as readonly string[]).includes(name)

@@ -45,7 +45,12 @@ export const JOBS: Readonly<Record<JobName, JobDefinition>> = {
     async run({ dryRun, limit }) {
       const report = await publish({ dryRun, limit: limit ?? PUBLISH_LIMIT })
       const { scanned, published, skipped, failed, pending } = report
-      return { summary: report.message, counts: { scanned, published, skipped, failed, pending }, failure: failed ? `${failed} post${failed === 1 ? '' : 's'} not created` : undefined, report }
+      return {
+        summary: report.message,
+        counts: { scanned, published, skipped, failed, pending },
+        failure: failed ? `${failed} post${failed === 1 ? '' : 's'} not created` : undefined,
+        report,
+      }
     },
   },
   'message-center-dedupe': {
@@ -54,7 +59,12 @@ export const JOBS: Readonly<Record<JobName, JobDefinition>> = {
     async run({ dryRun }) {
       const report = await deduplicate(dryRun)
       const { scanned, duplicatesFound, deleted, failed } = report
-      return { summary: report.message, counts: { scanned, duplicatesFound, deleted, failed }, failure: failed ? `${failed} duplicate${failed === 1 ? '' : 's'} not deleted` : undefined, report }
+      return {
+        summary: report.message,
+        counts: { scanned, duplicatesFound, deleted, failed },
+        failure: failed ? `${failed} duplicate${failed === 1 ? '' : 's'} not deleted` : undefined,
+        report,
+      }
     },
   },
   'domain-posture': {
@@ -77,15 +87,25 @@ export const JOBS: Readonly<Record<JobName, JobDefinition>> = {
       if (dryRun) return { summary: 'Dry run: no partition created or dropped.', counts: {} }
       const result = await runPartitionMaintenance(db)
       const counts = { created: result.created.length, drained: result.drained, dropped: result.dropped.length }
-      return { summary: `Created ${counts.created} partitions, moved ${counts.drained} rows out of default partitions, dropped ${counts.dropped} expired partitions.`, counts, report: result }
+      return {
+        summary: `Created ${counts.created} partitions, moved ${counts.drained} rows out of default partitions, dropped ${counts.dropped} expired partitions.`,
+        counts,
+        report: result,
+      }
     },
   },
   alerts: {
     name: 'alerts',
-    description: 'Evaluates the condition of every saved view that has one, records firings and resolutions in the alerts dataset and sends what is pending (posture changes included) to ALERT_WEBHOOK_URL.',
+    description:
+      'Evaluates the condition of every saved view that has one, records firings and resolutions in the alerts dataset and sends what is pending (posture changes included) to ALERT_WEBHOOK_URL.',
     async run({ database, dryRun }) {
       const result = await runAlerts(database, { dryRun })
-      const failure = [result.errors.length ? `not evaluated: ${result.errors.join('; ')}` : '', result.counts.failed ? `${result.counts.failed} notification${result.counts.failed === 1 ? '' : 's'} not delivered (kept pending)` : ''].filter(Boolean).join('; ')
+      const failure = [
+        result.errors.length ? `not evaluated: ${result.errors.join('; ')}` : '',
+        result.counts.failed ? `${result.counts.failed} notification${result.counts.failed === 1 ? '' : 's'} not delivered (kept pending)` : '',
+      ]
+        .filter(Boolean)
+        .join('; ')
       return { summary: result.summary, counts: result.counts, failure: failure || undefined, report: result }
     },
   },

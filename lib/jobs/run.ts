@@ -100,7 +100,8 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
       }
     })
     if (!locked.acquired) run = finish({ outcome: 'skipped', summary: ALREADY_RUNNING, error: null })
-    else if (!locked.value.ok) run = finish({ outcome: 'failed', summary: `Failed: ${message(locked.value.error)}`, error: message(locked.value.error), cause: locked.value.error })
+    else if (!locked.value.ok)
+      run = finish({ outcome: 'failed', summary: `Failed: ${message(locked.value.error)}`, error: message(locked.value.error), cause: locked.value.error })
     else {
       const r = locked.value.report
       const outcome: Outcome = r.failure ? 'failed' : dryRun ? 'dry-run' : 'succeeded'
@@ -113,7 +114,17 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
 
   try {
     // counts travels as a JSON object inside the rows' JSON, so it lands in jsonb as an object.
-    const row = { startedAt: started, endedAt: new Date(run.endedAt), job: name, trigger: opts.trigger, outcome: run.outcome, durationMs: run.durationMs, counts: run.counts, summary: run.summary.slice(0, 2000), error: run.error?.slice(0, 2000) ?? null }
+    const row = {
+      startedAt: started,
+      endedAt: new Date(run.endedAt),
+      job: name,
+      trigger: opts.trigger,
+      outcome: run.outcome,
+      durationMs: run.durationMs,
+      counts: run.counts,
+      summary: run.summary.slice(0, 2000),
+      error: run.error?.slice(0, 2000) ?? null,
+    }
     const id = runningId as string | null
     // The running row is replaced by the complete one (added to the rollup) in one transaction;
     // also when a run that started just after the lock was released marked it abandoned.

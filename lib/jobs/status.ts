@@ -21,10 +21,27 @@ export interface JobStatus {
 }
 
 type Row = Record<string, unknown>
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v instanceof Date ? v : String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString())
+const iso = (v: unknown) =>
+  v === null || v === undefined
+    ? null
+    : new Date(
+        v instanceof Date
+          ? v
+          : String(v)
+              .replace(' ', 'T')
+              .replace(/([+-]\d\d)$/, '$1:00'),
+      ).toISOString()
 
-export async function jobStatuses(db: Db, now = new Date(), schedules: Record<JobName, string> = jobSchedules(), graceS = config.JOB_OVERDUE_GRACE_S): Promise<Record<JobName, JobStatus>> {
-  const names = sql.join(JOB_NAMES.map((n) => sql`(${n})`), sql`, `)
+export async function jobStatuses(
+  db: Db,
+  now = new Date(),
+  schedules: Record<JobName, string> = jobSchedules(),
+  graceS = config.JOB_OVERDUE_GRACE_S,
+): Promise<Record<JobName, JobStatus>> {
+  const names = sql.join(
+    JOB_NAMES.map((n) => sql`(${n})`),
+    sql`, `,
+  )
   // Each sub-select reads the (job, started_at) index of each day partition from one end.
   const result = (await db.execute(sql`SELECT j.job,
     (SELECT max(r.started_at) FROM job_runs r WHERE r.job = j.job AND r.outcome = 'succeeded' AND NOT r.demo) AS last_success,

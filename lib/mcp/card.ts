@@ -14,7 +14,7 @@ import { tools } from '@/lib/mcp/tools'
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json'
 export const SERVER_JSON_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json'
-export const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided'
+const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided'
 
 /** The revisions /api/mcp speaks, newest first: 2026-07-28 (lib/mcp/modern.ts), then those SDK 1.x negotiates with initialize. */
 export const SPOKEN_PROTOCOL_VERSIONS = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS]

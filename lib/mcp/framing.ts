@@ -60,7 +60,9 @@ export function frame(value: unknown, headerVersion: string | null): Framing {
     return { kind: 'answer', status: 400, body: unsupportedVersion(headerVersion, Array.isArray(value) ? null : idOf(value)) }
   if (!Array.isArray(value)) {
     const problem = describe(value)
-    return problem ? { kind: 'answer', status: 400, body: invalid(idOf(value), problem) } : { kind: 'deliver', messages: [value as JSONRPCMessage], batch: false, errors: [] }
+    return problem
+      ? { kind: 'answer', status: 400, body: invalid(idOf(value), problem) }
+      : { kind: 'deliver', messages: [value as JSONRPCMessage], batch: false, errors: [] }
   }
   const version = headerVersion ?? ASSUMED_PROTOCOL_VERSION
   if (value.length === 0) return { kind: 'answer', status: 400, body: invalid(null, 'an empty batch') }

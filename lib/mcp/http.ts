@@ -108,7 +108,11 @@ async function readMessage(request: Request): Promise<{ value: unknown } | { ref
 async function answer(request: Request, requestId: string, onCall: (name: string) => void): Promise<Response> {
   const origin = request.headers.get('origin')
   if (!isAllowedMcpOrigin(origin, request.headers.get('host')))
-    return jsonRpcError(403, -32000, `Forbidden: browser pages from ${origin} may not call this server. Its operator can allow the origin with MCP_ALLOWED_ORIGINS.`)
+    return jsonRpcError(
+      403,
+      -32000,
+      `Forbidden: browser pages from ${origin} may not call this server. Its operator can allow the origin with MCP_ALLOWED_ORIGINS.`,
+    )
   if (!acceptsJson(request.headers.get('accept')))
     return jsonRpcError(406, -32000, 'Not Acceptable: this server answers with application/json; include it (or */*) in Accept.')
   const read = await readMessage(request)

@@ -31,7 +31,11 @@ function createModernServer(ctx: McpRequestContext): McpServer {
       const started = performance.now()
       const result = await callTool(tool, args, ctx)
       // Sent only when the request set a log level (the SDK drops it otherwise, as the revision requires).
-      await extra.mcpReq.log(result.isError ? 'warning' : 'debug', { tool: tool.name, ms: Math.round(performance.now() - started), isError: Boolean(result.isError) }, 'utility-api')
+      await extra.mcpReq.log(
+        result.isError ? 'warning' : 'debug',
+        { tool: tool.name, ms: Math.round(performance.now() - started), isError: Boolean(result.isError) },
+        'utility-api',
+      )
       return result
     })
   return server
@@ -42,10 +46,7 @@ function createModernServer(ctx: McpRequestContext): McpServer {
  * stateless). 2025-era traffic never reaches it (lib/mcp/http.ts routes it to SDK 1.x), and
  * `legacy: 'reject'` makes sure of that. The request id comes from the header lib/mcp/http.ts sets.
  */
-export const modernMcp = createMcpHandler(
-  (ctx) => createModernServer({ requestId: ctx.requestInfo?.headers.get(REQUEST_ID_HEADER) ?? 'unknown' }),
-  {
-    legacy: 'reject',
-    onerror: (error) => log.debug('mcp 2026 request refused', { error: error.message }),
-  },
-)
+export const modernMcp = createMcpHandler((ctx) => createModernServer({ requestId: ctx.requestInfo?.headers.get(REQUEST_ID_HEADER) ?? 'unknown' }), {
+  legacy: 'reject',
+  onerror: (error) => log.debug('mcp 2026 request refused', { error: error.message }),
+})

@@ -58,7 +58,8 @@ const ADVICE: Record<ErrorCode, (error: AppError, requestId: string) => string> 
 
 function failureText(tool: ReadOnlyTool, error: unknown, ctx: McpRequestContext): string {
   if (error instanceof AppError) {
-    if (error.status >= 500) log.warn('mcp tool failed', { requestId: ctx.requestId, tool: tool.name, code: error.code, message: error.message, detail: error.details?.detail })
+    if (error.status >= 500)
+      log.warn('mcp tool failed', { requestId: ctx.requestId, tool: tool.name, code: error.code, message: error.message, detail: error.details?.detail })
     return `${error.message} ${tool.advice?.[error.code] ?? ADVICE[error.code](error, ctx.requestId)}`
   }
   log.error('mcp tool crashed', {

@@ -11,9 +11,7 @@ const dryRunParam = (fallback: 'true' | 'false', description: string) =>
     .transform((v) => v === 'true')
     .meta({ description, override: { type: 'string', enum: ['true', 'false'], default: fallback } })
 
-export const DeduplicateQuery = z
-  .object({ dryRun: dryRunParam('true', "Default 'true': only report duplicates. 'false': delete them.") })
-  .strict()
+export const DeduplicateQuery = z.object({ dryRun: dryRunParam('true', "Default 'true': only report duplicates. 'false': delete them.") }).strict()
 export type DeduplicateQuery = z.infer<typeof DeduplicateQuery>
 
 export const PublishQuery = z
@@ -47,8 +45,14 @@ export const GraphMessage = z.object({
   title: z.string(),
   category: lowered.nullish(),
   severity: lowered.nullish(),
-  tags: z.array(z.string()).nullish().transform((v) => v ?? []),
-  services: z.array(z.string()).nullish().transform((v) => v ?? []),
+  tags: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? []),
+  services: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? []),
   isMajorChange: z.boolean().nullish(),
   startDateTime: z.string().nullish(),
   lastModifiedDateTime: z.string().nullish(),
@@ -71,16 +75,20 @@ export const GraphMessagesPage = z.object({
 export const GhostAdminPost = z.object({
   id: z.string(),
   slug: z.string(),
-  title: z.string().nullish().transform((v) => v ?? ''),
-  url: z.string().nullish().transform((v) => v ?? ''),
+  title: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
+  url: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
 })
 export type GhostAdminPost = z.infer<typeof GhostAdminPost>
 
 export const GhostAdminPostsPayload = z.object({
   posts: z.array(GhostAdminPost),
-  meta: z
-    .object({ pagination: z.object({ page: z.number(), pages: z.number(), next: z.number().nullable() }).partial().optional() })
-    .optional(),
+  meta: z.object({ pagination: z.object({ page: z.number(), pages: z.number(), next: z.number().nullable() }).partial().optional() }).optional(),
 })
 
 // ---- our responses ----
@@ -117,7 +125,10 @@ export const PublishOutcome = z.enum(['published', 'skipped', 'failed', 'pending
 export const PublishEntry = z
   .object({
     messageId: z.string().meta({ examples: ['MC172851'] }),
-    slug: z.string().nullable().meta({ examples: ['mc172851'] }),
+    slug: z
+      .string()
+      .nullable()
+      .meta({ examples: ['mc172851'] }),
     title: z.string(),
     outcome: PublishOutcome,
     reason: z.string().nullable(),

@@ -3,20 +3,8 @@ import { config } from '@/lib/config'
 import { log } from '@/lib/log'
 import { singleFlight } from '@/lib/upstream/cache'
 import { buildMessagePost, parseSuffixedSlug, slugForMessage } from '@/lib/office/message-post'
-import {
-  createGhostPost,
-  deleteGhostPost,
-  fetchAllAdminPosts,
-  fetchMessageCenterMessages,
-} from '@/lib/office/upstream'
-import type {
-  DeduplicationReport,
-  DuplicateEntry,
-  GhostAdminPost,
-  GraphMessage,
-  PublishEntry,
-  PublishReport,
-} from '@/lib/office/schemas'
+import { createGhostPost, deleteGhostPost, fetchAllAdminPosts, fetchMessageCenterMessages } from '@/lib/office/upstream'
+import type { DeduplicationReport, DuplicateEntry, GhostAdminPost, GraphMessage, PublishEntry, PublishReport } from '@/lib/office/schemas'
 
 // The two Message Center jobs. Both read the whole blog first and decide from slugs: a message
 // MC123 lives at slug mc123, and Ghost's auto-suffixed mc123-2, mc123-3… are duplicates of it.

@@ -6,13 +6,7 @@ import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { singleFlight } from '@/lib/upstream/cache'
 import { parseUpstreamJson, upstreamFetch, UpstreamMalformed, UpstreamStatus, type UpstreamResponse } from '@/lib/upstream/http'
-import {
-  GhostAdminPost,
-  GhostAdminPostsPayload,
-  GraphMessagesPage,
-  GraphTokenPayload,
-  type GraphMessage,
-} from '@/lib/office/schemas'
+import { GhostAdminPost, GhostAdminPostsPayload, GraphMessagesPage, GraphTokenPayload, type GraphMessage } from '@/lib/office/schemas'
 
 // Adapters for Microsoft Graph's Message Center (app-only token) and the Ghost Admin API (JWT).
 
@@ -119,8 +113,7 @@ export async function signGhostAdminToken(key: { id: string; secret: Uint8Array 
 
 function adminSetup() {
   const base = ghostApiBase('admin')
-  if (!base || !config.GHOST_ADMIN_API_KEY)
-    throw new AppError('not_configured', 'The blog Admin API is not configured: set GHOST_URL and GHOST_ADMIN_API_KEY.')
+  if (!base || !config.GHOST_ADMIN_API_KEY) throw new AppError('not_configured', 'The blog Admin API is not configured: set GHOST_URL and GHOST_ADMIN_API_KEY.')
   const key = parseAdminKey(config.GHOST_ADMIN_API_KEY)
   if (!key) throw new AppError('not_configured', 'GHOST_ADMIN_API_KEY must have the form {id}:{hex secret}, as Ghost shows it under Integrations.')
   return { base, key }

@@ -48,10 +48,7 @@ function errorResponses(op: Operation, c: Config) {
   for (const [status, codes] of byStatus) {
     // The gate answers 429 (and the internal-key 403) before the operation runs, in its own shapes.
     const format = status === 429 ? 'envelope' : status === 403 && op.internal ? 'errorString' : (op.errorFormat ?? 'envelope')
-    const headers =
-      status === 429
-        ? { ...rateLimitHeaders, 'Retry-After': retryAfterHeader }
-        : rateLimitHeaders
+    const headers = status === 429 ? { ...rateLimitHeaders, 'Retry-After': retryAfterHeader } : rateLimitHeaders
     const text = STATUS_TEXT[status] ?? 'Error'
     responses[String(status)] = {
       description: `${text} (${codes.join(', ')})`,
@@ -80,7 +77,9 @@ function toOperationObject(op: Operation, c: Config): ZodOpenApiOperationObject 
         ? { header: z.object({ [INTERNAL_KEY_HEADER]: z.string().meta({ description: 'Internal API key (never issued to third parties)' }) }) }
         : {}),
     },
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body, ...(bodyExamples ? { examples: bodyExamples } : {}) } } } } : {}),
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: op.body, ...(bodyExamples ? { examples: bodyExamples } : {}) } } } }
+      : {}),
     ...(op.internal ? { security: [{ internalApiKey: [] }] } : { security: [] }),
     ...(op.experimental ? { 'x-experimental': true } : {}),
     ...(op.deprecated ? { deprecated: true } : {}),
@@ -103,34 +102,43 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
     ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op, c)
   }
   // The tool server is not a route() operation: its requests and answers are JSON-RPC.
-  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders), retryAfterHeader, recordedExamples.mcp, sharedErrorExamples(['rate_limited'], 'envelope', STATUS_TEXT[429], c))
+  paths['/mcp'] = mcpPathItem(
+    z.object(rateLimitHeaders),
+    retryAfterHeader,
+    recordedExamples.mcp,
+    sharedErrorExamples(['rate_limited'], 'envelope', STATUS_TEXT[429], c),
+  )
   const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
-  if (c.DEV_BASE_URL) servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
+  if (c.DEV_BASE_URL)
+    servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })
   const usedTags = new Set([...ops.map((op) => op.tag), 'Tool server'])
-  const document = createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Utility API',
-      version: pkg.version,
-      description:
-        'Public utility API: platform health, Bluesky PDS statistics, blog, domains and mail security, directory tools, Apple OS versions, IP lookup and generators.\n\n' +
-        `Rate limit: ${c.RATE_LIMIT_MAX} requests per ${c.RATE_LIMIT_WINDOW_S} seconds per client IP. Every response carries \`RateLimit\` and \`RateLimit-Policy\` headers; a 429 adds \`Retry-After\`.\n\n` +
-        'Errors: operations whose error body the specification fixes use that shape; every other error is `{"error":{"code","message","requestId"}}`. Every response carries `X-Request-Id`; quote it when asking for support.',
-      contact: { name: 'Support', email: c.SUPPORT_EMAIL, url: c.SUPPORT_URL },
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers,
-    tags: Object.entries(TAGS)
-      .filter(([name]) => usedTags.has(name as keyof typeof TAGS))
-      .map(([name, description]) => ({ name, description })),
-    security: [],
-    components: {
-      securitySchemes: {
-        internalApiKey: { type: 'apiKey', in: 'header', name: INTERNAL_KEY_HEADER, description: 'Internal operations only' },
+  const document = createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Utility API',
+        version: pkg.version,
+        description:
+          'Public utility API: platform health, Bluesky PDS statistics, blog, domains and mail security, directory tools, Apple OS versions, IP lookup and generators.\n\n' +
+          `Rate limit: ${c.RATE_LIMIT_MAX} requests per ${c.RATE_LIMIT_WINDOW_S} seconds per client IP. Every response carries \`RateLimit\` and \`RateLimit-Policy\` headers; a 429 adds \`Retry-After\`.\n\n` +
+          'Errors: operations whose error body the specification fixes use that shape; every other error is `{"error":{"code","message","requestId"}}`. Every response carries `X-Request-Id`; quote it when asking for support.',
+        contact: { name: 'Support', email: c.SUPPORT_EMAIL, url: c.SUPPORT_URL },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      servers,
+      tags: Object.entries(TAGS)
+        .filter(([name]) => usedTags.has(name as keyof typeof TAGS))
+        .map(([name, description]) => ({ name, description })),
+      security: [],
+      components: {
+        securitySchemes: {
+          internalApiKey: { type: 'apiKey', in: 'header', name: INTERNAL_KEY_HEADER, description: 'Internal operations only' },
+        },
+      },
+      paths,
     },
-    paths,
-  }, { override: overrideSchema })
+    { override: overrideSchema },
+  )
   typeEverySchema(document as unknown as Record<string, unknown>)
   addParameterExamples(document as unknown as Record<string, unknown>, ops)
   return document

@@ -60,7 +60,10 @@ function sharedMessage(code: ErrorCode, statusText: string, c: Config): string {
 /** One example per error code, in the given wire format. */
 export function sharedErrorExamples(codes: readonly ErrorCode[], format: ErrorFormat, statusText: string, c: Config = config): Examples {
   return Object.fromEntries(
-    codes.map((code) => [code, { summary: code.replaceAll('_', ' '), value: ERROR_FORMATS[format].body(code, sharedMessage(code, statusText, c), EXAMPLE_REQUEST_ID) }]),
+    codes.map((code) => [
+      code,
+      { summary: code.replaceAll('_', ' '), value: ERROR_FORMATS[format].body(code, sharedMessage(code, statusText, c), EXAMPLE_REQUEST_ID) },
+    ]),
   )
 }
 
@@ -108,7 +111,14 @@ export function requestBodyExamples(op: Operation): Examples | undefined {
 }
 
 /** Error examples of one documented error status: the recorded answers, or one shared example per code. */
-export function errorExamples(op: Operation, status: number, codes: readonly ErrorCode[], format: ErrorFormat, statusText: string, c: Config = config): Examples {
+export function errorExamples(
+  op: Operation,
+  status: number,
+  codes: readonly ErrorCode[],
+  format: ErrorFormat,
+  statusText: string,
+  c: Config = config,
+): Examples {
   return recordedByStatus(op).get(status) ?? sharedErrorExamples(codes, format, statusText, c)
 }
 
@@ -139,7 +149,9 @@ export function addParameterExamples(document: Json, ops: readonly Operation[]) 
       if (!from) continue
       const examples = ok.filter((e) => e[from]?.[String(parameter.name)] !== undefined)
       if (examples.length)
-        parameter.examples = Object.fromEntries(examples.map((e) => [e.name, { summary: e.summary, value: typedValue(parameter.schema as Json, e[from]![String(parameter.name)]) }]))
+        parameter.examples = Object.fromEntries(
+          examples.map((e) => [e.name, { summary: e.summary, value: typedValue(parameter.schema as Json, e[from]![String(parameter.name)]) }]),
+        )
     }
     const status = String(op.success.status ?? 200)
     const headers = (operation.responses as Record<string, Json>)[status]?.headers as Record<string, Json> | undefined

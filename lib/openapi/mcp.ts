@@ -28,7 +28,8 @@ const JsonRpcError = z
     id: id.nullable().meta({ description: 'null when the request could not be read' }),
     error: z.object({
       code: z.int().meta({
-        description: '-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport errors (wrong headers, forbidden origin, method not allowed)',
+        description:
+          '-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport errors (wrong headers, forbidden origin, method not allowed)',
       }),
       message: z.string(),
       data: z.unknown().optional(),
@@ -58,20 +59,43 @@ export const MCP_EXAMPLES: readonly McpExample[] = [
   {
     name: 'initialize',
     summary: 'Initialize (optional: the server is stateless)',
-    message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'example-client', version: '1.0.0' } } },
+    message: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'example-client', version: '1.0.0' } },
+    },
   },
   {
     name: 'callTool',
     summary: 'Call a tool',
-    message: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'verify_pds_handle_availability', arguments: { handle: 'greenground.bsky.social' } } },
+    message: {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'verify_pds_handle_availability', arguments: { handle: 'greenground.bsky.social' } },
+    },
   },
   { name: 'listTools', summary: 'List the tools with their input and output schemas', message: tools(3), answerShown: false },
   { name: 'initialized', summary: 'A notification gets no answer', message: { jsonrpc: '2.0', method: 'notifications/initialized' } },
-  { name: 'unknownTool', summary: 'Call a tool the server does not have', message: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_weather', arguments: {} } } },
+  {
+    name: 'unknownTool',
+    summary: 'Call a tool the server does not have',
+    message: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_weather', arguments: {} } },
+  },
   { name: 'unknownMethod', summary: 'A method the server does not offer', message: { jsonrpc: '2.0', id: 5, method: 'resources/list' } },
-  { name: 'invalidArguments', summary: 'Arguments that break the tool\'s input schema', message: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'check_domain_health', arguments: { domain: 42 } } } },
+  {
+    name: 'invalidArguments',
+    summary: "Arguments that break the tool's input schema",
+    message: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'check_domain_health', arguments: { domain: 42 } } },
+  },
   { name: 'unreadableJson', summary: 'A body that is not JSON', rawBody: () => '{"jsonrpc": "2.0", "id": 7, "method": ' },
-  { name: 'foreignOrigin', summary: 'A browser page of another site (Origin: https://attacker.example)', message: tools(8), headers: { origin: 'https://attacker.example' } },
+  {
+    name: 'foreignOrigin',
+    summary: 'A browser page of another site (Origin: https://attacker.example)',
+    message: tools(8),
+    headers: { origin: 'https://attacker.example' },
+  },
   { name: 'acceptHtmlOnly', summary: 'Accept: text/html (no JSON)', message: tools(9), headers: { accept: 'text/html' } },
   { name: 'textBody', summary: 'Content-Type: text/plain', message: tools(10), headers: { 'content-type': 'text/plain' } },
   { name: 'tooLarge', summary: 'A body over 1 MiB', rawBody: () => JSON.stringify({ ...tools(11), params: { padding: 'x'.repeat(1024 * 1024) } }) },
@@ -85,7 +109,7 @@ const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, example
 
 const DESCRIPTION = [
   'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). Nine read-only tools over the same services as this API; `tools/list` gives their input and output schemas.',
-  'Protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26 as described here; revision 2026-07-28 (no `initialize`, the protocol version and client capabilities in each request\'s `_meta`, the `Mcp-Method` and `Mcp-Name` headers) on the same path, where a request that sets its own log level gets an event stream: see docs/mcp.md.',
+  "Protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26 as described here; revision 2026-07-28 (no `initialize`, the protocol version and client capabilities in each request's `_meta`, the `Mcp-Method` and `Mcp-Name` headers) on the same path, where a request that sets its own log level gets an event stream: see docs/mcp.md.",
   'Requests need `Content-Type: application/json` and an `Accept` that admits `application/json` (`application/json, text/event-stream` as the transport specification asks, or `*/*`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), and their answer is always an array. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',
 ].join('\n\n')
@@ -94,7 +118,12 @@ const DESCRIPTION = [
  * The /mcp path item. `headers` are the rate-limit and request-id headers every answer carries;
  * `answers` the recorded answers to MCP_EXAMPLES; `rateLimited` the gate's 429 examples.
  */
-export function mcpPathItem(headers: z.ZodObject, retryAfter: z.ZodType, answers: Record<string, RecordedAnswer>, rateLimited: Examples): ZodOpenApiPathItemObject {
+export function mcpPathItem(
+  headers: z.ZodObject,
+  retryAfter: z.ZodType,
+  answers: Record<string, RecordedAnswer>,
+  rateLimited: Examples,
+): ZodOpenApiPathItemObject {
   const byStatus = answersByStatus(
     MCP_EXAMPLES.map((e) => ({ ...e, request: e.message ? `\`${JSON.stringify(e.message)}\`` : undefined })),
     answers,

@@ -51,6 +51,12 @@ export function referenceOutline(doc = getOpenApiDocument()): OutlineGroup[] {
           internal: op['x-internal-operation'] === true,
         })
       }
-    return { tag: name, description: description ?? '', anchor: tagAnchor(name), prefix: operations[0]?.path.split('/').slice(0, 3).join('/') ?? '/api', operations }
+    return {
+      tag: name,
+      description: description ?? '',
+      anchor: tagAnchor(name),
+      prefix: operations[0]?.path.split('/').slice(0, 3).join('/') ?? '/api',
+      operations,
+    }
   })
 }

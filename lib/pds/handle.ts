@@ -33,12 +33,71 @@ export const normalizeHandle = (raw: string) => raw.trim().toLowerCase()
 // or its staff. The PDS holds the full list (and a slur filter) and applies it at sign-up; this is
 // the common core so obvious cases are answered without a sign-up attempt.
 export const RESERVED_NAMES = new Set([
-  'about', 'abuse', 'account', 'accounts', 'admin', 'administrator', 'api', 'app', 'appview', 'atproto',
-  'auth', 'billing', 'blog', 'bluesky', 'bot', 'bsky', 'careers', 'contact', 'dev', 'developer', 'docs',
-  'download', 'email', 'feed', 'feeds', 'ftp', 'help', 'home', 'info', 'jobs', 'legal', 'login', 'mail',
-  'moderation', 'moderator', 'mod', 'news', 'official', 'owner', 'password', 'pds', 'plc', 'policy',
-  'postmaster', 'press', 'privacy', 'relay', 'root', 'safety', 'security', 'settings', 'shop', 'signup',
-  'staff', 'status', 'support', 'system', 'team', 'terms', 'test', 'tos', 'trust', 'verify', 'webmaster', 'www',
+  'about',
+  'abuse',
+  'account',
+  'accounts',
+  'admin',
+  'administrator',
+  'api',
+  'app',
+  'appview',
+  'atproto',
+  'auth',
+  'billing',
+  'blog',
+  'bluesky',
+  'bot',
+  'bsky',
+  'careers',
+  'contact',
+  'dev',
+  'developer',
+  'docs',
+  'download',
+  'email',
+  'feed',
+  'feeds',
+  'ftp',
+  'help',
+  'home',
+  'info',
+  'jobs',
+  'legal',
+  'login',
+  'mail',
+  'moderation',
+  'moderator',
+  'mod',
+  'news',
+  'official',
+  'owner',
+  'password',
+  'pds',
+  'plc',
+  'policy',
+  'postmaster',
+  'press',
+  'privacy',
+  'relay',
+  'root',
+  'safety',
+  'security',
+  'settings',
+  'shop',
+  'signup',
+  'staff',
+  'status',
+  'support',
+  'system',
+  'team',
+  'terms',
+  'test',
+  'tos',
+  'trust',
+  'verify',
+  'webmaster',
+  'www',
 ])
 
 export interface ServiceDomainCheck {
@@ -52,9 +111,7 @@ export interface ServiceDomainCheck {
 
 /** Applies the service-domain rules to a normalised handle, given describeServer's `availableUserDomains`. */
 export function checkServiceDomain(handle: string, userDomains: readonly string[]): ServiceDomainCheck {
-  const domain = userDomains
-    .map((d) => (d.startsWith('.') ? d : `.${d}`).toLowerCase())
-    .find((d) => handle.endsWith(d))
+  const domain = userDomains.map((d) => (d.startsWith('.') ? d : `.${d}`).toLowerCase()).find((d) => handle.endsWith(d))
   if (!domain) return { domain: null, invalid: null, unavailable: null }
   const front = handle.slice(0, -domain.length)
   if (front.includes('.')) return { domain, invalid: `under ${domain} the handle must be a single name before the domain (no dots)`, unavailable: null }

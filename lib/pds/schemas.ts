@@ -77,7 +77,7 @@ export type UptimeQuery = z.infer<typeof UptimeQuery>
 
 // ---------------------------------------------------------------- outputs
 
-export const RepoStatus = z.enum(['takendown', 'suspended', 'deleted', 'deactivated', 'desynchronized', 'throttled'])
+const RepoStatus = z.enum(['takendown', 'suspended', 'deleted', 'deactivated', 'desynchronized', 'throttled'])
 
 export const Repo = z
   .object({
@@ -106,19 +106,17 @@ export const HandleAvailability = z
     reason: z.string().nullable().meta({ description: 'Why the handle is not available; null when it is' }),
     did: z.string().nullable().meta({ description: 'The DID the handle resolves to; null when it resolves to none' }),
     verified: z.boolean().nullable().meta({
-      description: "Whether the DID document lists the handle back (`alsoKnownAs`); null when not checked (no DID, did:web, or the directory was unreachable)",
+      description: 'Whether the DID document lists the handle back (`alsoKnownAs`); null when not checked (no DID, did:web, or the directory was unreachable)',
     }),
   })
   .meta({ id: 'PdsHandleAvailability' })
 export type HandleAvailability = z.infer<typeof HandleAvailability>
 
-export const Heatmap = z
-  .record(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), z.int().nonnegative())
-  .meta({
-    id: 'PdsHeatmap',
-    description: 'Posts per UTC day (`YYYY-MM-DD` → count), only days with posts, in date order',
-    examples: [{ '2026-01-01': 12, '2026-01-02': 3 }],
-  })
+export const Heatmap = z.record(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), z.int().nonnegative()).meta({
+  id: 'PdsHeatmap',
+  description: 'Posts per UTC day (`YYYY-MM-DD` → count), only days with posts, in date order',
+  examples: [{ '2026-01-01': 12, '2026-01-02': 3 }],
+})
 export type Heatmap = z.infer<typeof Heatmap>
 
 export const BlobUsage = z
@@ -187,9 +185,7 @@ export type XrpcDescribeServer = z.infer<typeof XrpcDescribeServer>
 
 export const XrpcListRepos = z.object({
   cursor: z.string().optional(),
-  repos: z.array(
-    z.object({ did: z.string(), head: z.string(), rev: z.string(), active: z.boolean().optional(), status: z.string().optional() }),
-  ),
+  repos: z.array(z.object({ did: z.string(), head: z.string(), rev: z.string(), active: z.boolean().optional(), status: z.string().optional() })),
 })
 export type XrpcListRepos = z.infer<typeof XrpcListRepos>
 

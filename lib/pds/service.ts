@@ -42,12 +42,19 @@ const TTL = {
 
 export function configuredPds(): PdsClient {
   if (!config.PDS_URL)
-    throw new AppError('not_configured', 'The social platform is not configured on this server: set PDS_URL to the base URL of the Bluesky PDS (e.g. https://pds.example.com).')
+    throw new AppError(
+      'not_configured',
+      'The social platform is not configured on this server: set PDS_URL to the base URL of the Bluesky PDS (e.g. https://pds.example.com).',
+    )
   return createPdsClient(config.PDS_URL)
 }
 
 /** Follows a cursor to the end: until a page comes back empty or without a cursor. */
-async function readAllPages<T>(what: string, fetchPage: (cursor?: string) => Promise<{ cursor?: string; items: T[] }>, onPage?: (items: T[]) => boolean): Promise<T[]> {
+async function readAllPages<T>(
+  what: string,
+  fetchPage: (cursor?: string) => Promise<{ cursor?: string; items: T[] }>,
+  onPage?: (items: T[]) => boolean,
+): Promise<T[]> {
   const all: T[] = []
   let cursor: string | undefined
   // A short page does not mean the end: a server may cap `limit` below what we ask for.
@@ -89,8 +96,7 @@ export async function getServerInfo(pds: PdsClient = configuredPds()): Promise<P
 /** The handles a DID's document claims (null: unknown DID); did:plc only, from the PLC directory. */
 export type DidHandleLookup = (did: string) => Promise<string[] | null>
 
-const plcHandles: DidHandleLookup = (did) =>
-  cached(`pds:plc:${config.PLC_URL}:${did}`, TTL.plc, () => fetchPlcHandles(config.PLC_URL, did))
+const plcHandles: DidHandleLookup = (did) => cached(`pds:plc:${config.PLC_URL}:${did}`, TTL.plc, () => fetchPlcHandles(config.PLC_URL, did))
 
 /** Does the DID document list the handle back? null when it cannot be told. */
 async function handleVerifiedBy(did: string, handle: string, lookup: DidHandleLookup): Promise<boolean | null> {
@@ -105,11 +111,7 @@ async function handleVerifiedBy(did: string, handle: string, lookup: DidHandleLo
 }
 
 // GET /api/pds/verifyHandle - whether a handle can still be registered
-export async function verifyHandle(
-  handle: string,
-  pds: PdsClient = configuredPds(),
-  didHandles: DidHandleLookup = plcHandles,
-): Promise<HandleAvailability> {
+export async function verifyHandle(handle: string, pds: PdsClient = configuredPds(), didHandles: DidHandleLookup = plcHandles): Promise<HandleAvailability> {
   const problem = handleSyntaxProblem(handle)
   if (problem) throw new AppError('invalid_input', `handle: ${problem}`)
   const normalized = normalizeHandle(handle)

@@ -17,7 +17,7 @@ export function tidTimeMs(value: string): number | null {
 
 /** A TID for the given time (clock id 0); used to build test and benchmark data. */
 export function tidFromTimeMs(ms: number, clockId = 0): string {
-  let n = (BigInt(Math.floor(ms)) * 1000n << 10n) | BigInt(clockId & 0x3ff)
+  let n = ((BigInt(Math.floor(ms)) * 1000n) << 10n) | BigInt(clockId & 0x3ff)
   let out = ''
   for (let i = 0; i < 13; i++) {
     out = ALPHABET[Number(n & 31n)] + out

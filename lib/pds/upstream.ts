@@ -30,7 +30,11 @@ const BETTERSTACK = 'BetterStack'
  * is told the status only; the PDS's error name and message are logged (details.detail).
  */
 export class XrpcError extends UpstreamStatus {
-  constructor(status: number, readonly error: string, readonly detail: string) {
+  constructor(
+    status: number,
+    readonly error: string,
+    readonly detail: string,
+  ) {
     super(PDS, status, `${error}${detail ? `: ${detail}` : ''}`)
   }
 }
@@ -132,8 +136,7 @@ export function createPdsClient(baseUrl: string): PdsClient {
     },
     describeServer: async () => reshapeDescribeServer(await query('com.atproto.server.describeServer', {}, XrpcDescribeServer)),
     listRepos: (cursor) => query('com.atproto.sync.listRepos', { limit: '1000', cursor }, XrpcListRepos),
-    listRecords: (did, collection, cursor) =>
-      query('com.atproto.repo.listRecords', { repo: did, collection, limit: '100', cursor }, XrpcListRecords),
+    listRecords: (did, collection, cursor) => query('com.atproto.repo.listRecords', { repo: did, collection, limit: '100', cursor }, XrpcListRecords),
     listBlobs: (did, cursor) => query('com.atproto.sync.listBlobs', { did, limit: '1000', cursor }, XrpcListBlobs),
     describeRepo: (did) => query('com.atproto.repo.describeRepo', { repo: did }, XrpcDescribeRepo),
     async blobSize(did, cid) {
@@ -179,7 +182,6 @@ export async function fetchMonitorSla(target: BetterStackTarget, range: { startD
   if (res.status === 400) throw new AppError('invalid_input', `startDate/endDate: ${betterStackErrorMessage(res.text())}`)
   if (res.status === 401 || res.status === 403)
     throw new AppError('upstream_failed', `BetterStack rejected the API token (HTTP ${res.status}); check BETTERSTACK_API_TOKEN.`)
-  if (res.status === 404)
-    throw new AppError('upstream_failed', 'BetterStack does not know the monitor; check BETTERSTACK_MONITOR_ID.')
+  if (res.status === 404) throw new AppError('upstream_failed', 'BetterStack does not know the monitor; check BETTERSTACK_MONITOR_ID.')
   return reshapeSla(parseUpstreamJson(BETTERSTACK, res.text(), BetterStackSla))
 }

@@ -8,11 +8,17 @@ export const PolicyCategory = z
 
 export const Policy = z
   .object({
-    slug: z.string().regex(SLUG).meta({ description: 'Stable identifier', examples: ['privacy-policy'] }),
+    slug: z
+      .string()
+      .regex(SLUG)
+      .meta({ description: 'Stable identifier', examples: ['privacy-policy'] }),
     title: z.string().min(1),
     summary: z.string().min(1).meta({ description: 'What the policy covers, in a sentence or two' }),
     category: PolicyCategory,
-    version: z.string().min(1).meta({ description: 'Version of the policy text', examples: ['3.0'] }),
+    version: z
+      .string()
+      .min(1)
+      .meta({ description: 'Version of the policy text', examples: ['3.0'] }),
     lastUpdated: z.iso.date().meta({ description: 'Date the current version took effect (YYYY-MM-DD)' }),
     url: z.url({ protocol: /^https$/ }).meta({ description: 'Where the full text is published' }),
   })

@@ -5,7 +5,18 @@ import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/
 import { AppError } from '@/lib/errors'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { CompareRequest, resolveRange, type CompareResult } from '@/lib/query/schemas'
-import { exactRollupColumns, parse, readOnly, runDashboard, runHistogram, statement, whereSql, type DashboardResult, type ExecOptions, type HistogramResult } from '@/lib/query/service'
+import {
+  exactRollupColumns,
+  parse,
+  readOnly,
+  runDashboard,
+  runHistogram,
+  statement,
+  whereSql,
+  type DashboardResult,
+  type ExecOptions,
+  type HistogramResult,
+} from '@/lib/query/service'
 import { runSplit, type SplitResult } from '@/lib/query/split'
 import { baselineRange, type CompareMode } from '@/lib/view/compare'
 
@@ -37,7 +48,15 @@ interface Window {
 }
 
 /** One statement: each value's rows in the current (p = 0) and baseline (p = 1) windows, the `top` largest share moves. */
-function changesSql(dataset: DatasetDef, column: string, current: Window, baseline: Window, filter: CheckedFilter, top: number, opts: CompareOptions & { exact: boolean }): { query: SQL; source: 'rollup' | 'rows' } {
+function changesSql(
+  dataset: DatasetDef,
+  column: string,
+  current: Window,
+  baseline: Window,
+  filter: CheckedFilter,
+  top: number,
+  opts: CompareOptions & { exact: boolean },
+): { query: SQL; source: 'rollup' | 'rows' } {
   const spec = rollupSpec(dataset)
   const dimension = opts.exact ? rollupDimensionFor(spec, { id: `changes_${column}`, kind: 'top', title: column, column, limit: top }, filter.columns) : null
   const c = id(column)
@@ -68,12 +87,18 @@ export async function runCompare(input: CompareRequest, opts: CompareOptions = {
   const filter = await checkFilter(req.filter, dataset)
   const columns = req.columns ?? dataset.rollup.dimensions
   const unknown = columns.filter((c) => !dataset.rollup.dimensions.includes(c))
-  if (unknown.length) throw new AppError('invalid_input', `columns: not categorical columns of ${dataset.id}: ${unknown.join(', ')} (allowed: ${dataset.rollup.dimensions.join(', ')})`)
+  if (unknown.length)
+    throw new AppError(
+      'invalid_input',
+      `columns: not categorical columns of ${dataset.id}: ${unknown.join(', ')} (allowed: ${dataset.rollup.dimensions.join(', ')})`,
+    )
   const started = performance.now()
   // Columns the rollup counts exactly in both windows (an hour-only one: when its capped lists left nothing out).
   const spec = rollupSpec(dataset)
   const aligned = opts.rollups !== false && rollupAligned(from, to) && rollupAligned(baseline.from, baseline.to)
-  const [inRange, inBaseline] = aligned ? await Promise.all([exactRollupColumns(spec, columns, from, to, opts), exactRollupColumns(spec, columns, baseline.from, baseline.to, opts)]) : [new Set<string>(), new Set<string>()]
+  const [inRange, inBaseline] = aligned
+    ? await Promise.all([exactRollupColumns(spec, columns, from, to, opts), exactRollupColumns(spec, columns, baseline.from, baseline.to, opts)])
+    : [new Set<string>(), new Set<string>()]
   const exact = new Set([...inRange].filter((c) => inBaseline.has(c)))
   const range = { dataset: req.dataset, filter: req.filter }
   const [histogram, baselineHistogram, changes] = await Promise.all([
@@ -135,7 +160,11 @@ export interface ChartData {
  * the split and the comparison when asked for, run concurrently (the comparison carries the
  * range's own histogram, so it is not run twice).
  */
-export async function runChartData(request: { dataset: DatasetId; dateFrom: string; dateTo: string; filter?: string }, view: { compare?: CompareMode; split?: string }, opts: CompareOptions = {}): Promise<ChartData> {
+export async function runChartData(
+  request: { dataset: DatasetId; dateFrom: string; dateTo: string; filter?: string },
+  view: { compare?: CompareMode; split?: string },
+  opts: CompareOptions = {},
+): Promise<ChartData> {
   const [compare, split, histogram] = await Promise.all([
     view.compare ? runCompare({ ...request, compare: view.compare }, opts) : undefined,
     view.split ? runSplit({ ...request, split: view.split }, opts) : undefined,
@@ -148,8 +177,18 @@ export async function runChartData(request: { dataset: DatasetId; dateFrom: stri
  * The dashboard's compare and split: every panel over the baseline window (its time charts draw
  * them dashed), and the rows over time split by a column.
  */
-export async function runDashboardCharts(request: { dataset: DatasetId; dateFrom: string; dateTo: string; filter?: string }, view: { compare?: CompareMode; split?: string }, opts: CompareOptions = {}): Promise<{ baseline?: DashboardResult; compare?: CompareMode; split?: SplitResult }> {
-  const base = view.compare ? baselineRange(view.compare, resolveRange(request.dateFrom, request.dateTo).from.toISOString(), resolveRange(request.dateFrom, request.dateTo).to.toISOString()) : null
+export async function runDashboardCharts(
+  request: { dataset: DatasetId; dateFrom: string; dateTo: string; filter?: string },
+  view: { compare?: CompareMode; split?: string },
+  opts: CompareOptions = {},
+): Promise<{ baseline?: DashboardResult; compare?: CompareMode; split?: SplitResult }> {
+  const base = view.compare
+    ? baselineRange(
+        view.compare,
+        resolveRange(request.dateFrom, request.dateTo).from.toISOString(),
+        resolveRange(request.dateFrom, request.dateTo).to.toISOString(),
+      )
+    : null
   const [baseline, split] = await Promise.all([
     base ? runDashboard({ ...request, dateFrom: base.dateFrom, dateTo: base.dateTo }, opts) : undefined,
     view.split ? runSplit({ ...request, split: view.split }, opts) : undefined,

@@ -57,7 +57,14 @@ export async function openExport(input: ExportRequest, opts: ExportOptions = {})
   const order = sortOrder(dataset, opts.sort?.sort, opts.sort?.order ?? 'desc')
   const batches = readBatches(dataset, where, maxRows, opts, order)
   const first = await batches.next()
-  return { dataset, format: req.format, columns, range: { from: from.toISOString(), to: to.toISOString() }, maxRows, chunks: encode(req.format, columns, first, batches) }
+  return {
+    dataset,
+    format: req.format,
+    columns,
+    range: { from: from.toISOString(), to: to.toISOString() },
+    maxRows,
+    chunks: encode(req.format, columns, first, batches),
+  }
 }
 
 interface Key {
@@ -67,13 +74,19 @@ interface Key {
   isNull: boolean
 }
 
-async function* readBatches(dataset: DatasetDef, where: SQL, maxRows: number, opts: ExportOptions, order: ReturnType<typeof sortOrder>): AsyncGenerator<Row[], void, undefined> {
+async function* readBatches(
+  dataset: DatasetDef,
+  where: SQL,
+  maxRows: number,
+  opts: ExportOptions,
+  order: ReturnType<typeof sortOrder>,
+): AsyncGenerator<Row[], void, undefined> {
   const batchSize = Math.max(1, opts.batchSize ?? EXPORT_BATCH_ROWS)
   const table = sql.identifier(dataset.table)
   const time = sql.identifier(dataset.timeColumn)
   const column = sql.identifier(order.column)
   let key: Key | null = null
-  for (let sent = 0; sent < maxRows; ) {
+  for (let sent = 0; sent < maxRows;) {
     const limit = Math.min(batchSize, maxRows - sent)
     const after: SQL = key ? sql` AND (${keyset(key)})` : sql``
     const query = sql`SELECT ${selectList(dataset)}, "id"::text AS "__key_id", to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "__key_time", ${order.byTime ? sql`false` : sql`${column} IS NULL`} AS "__key_null" FROM ${table} WHERE ${where}${after} ORDER BY ${order.sql} LIMIT ${limit}`
@@ -98,12 +111,18 @@ async function* readBatches(dataset: DatasetDef, where: SQL, maxRows: number, op
     const tie = sql`(${time}, "id") ${cmp} (${k.time}::timestamptz, ${k.id}::bigint)`
     if (order.byTime) return tie
     const value = sql`(SELECT ${column} FROM ${table} WHERE ${time} = ${k.time}::timestamptz AND "id" = ${k.id}::bigint)`
-    if (order.desc) return k.isNull ? sql`(${column} IS NULL AND ${tie}) OR ${column} IS NOT NULL` : sql`${column} < ${value} OR (${column} = ${value} AND ${tie})`
+    if (order.desc)
+      return k.isNull ? sql`(${column} IS NULL AND ${tie}) OR ${column} IS NOT NULL` : sql`${column} < ${value} OR (${column} = ${value} AND ${tie})`
     return k.isNull ? sql`${column} IS NULL AND ${tie}` : sql`${column} > ${value} OR (${column} = ${value} AND ${tie}) OR ${column} IS NULL`
   }
 }
 
-async function* encode(format: ExportFormat, columns: string[], first: IteratorResult<Row[], void>, rest: AsyncGenerator<Row[], void, undefined>): AsyncGenerator<string, void, undefined> {
+async function* encode(
+  format: ExportFormat,
+  columns: string[],
+  first: IteratorResult<Row[], void>,
+  rest: AsyncGenerator<Row[], void, undefined>,
+): AsyncGenerator<string, void, undefined> {
   // The byte-order mark tells spreadsheets the file is UTF-8, so non-ASCII text survives.
   if (format === 'csv') yield `\uFEFF${stringify([columns])}`
   for (let batch = first; !batch.done; batch = await rest.next()) yield format === 'csv' ? csvRows(batch.value, columns) : ndjsonRows(batch.value, columns)

@@ -39,7 +39,9 @@ export async function runFacets(input: FacetsRequest, opts: ExecOptions = {}): P
   // An hour-only column whose capped per-hour lists left values out is counted in the sample instead.
   const exact = aligned ? await exactRollupColumns(spec, columns, from, to, opts) : new Set<string>()
   for (const column of columns) {
-    const dimension = exact.has(column) ? rollupDimensionFor(spec, { id: `facet_${column}`, kind: 'top', title: column, column, limit: req.values }, filter.columns) : null
+    const dimension = exact.has(column)
+      ? rollupDimensionFor(spec, { id: `facet_${column}`, kind: 'top', title: column, column, limit: req.values }, filter.columns)
+      : null
     if (dimension === null) fromSample.push(column)
     else fromRollup.push({ column, dimension })
   }
@@ -48,7 +50,10 @@ export async function runFacets(input: FacetsRequest, opts: ExecOptions = {}): P
   // One statement per rollup column, run concurrently like the dashboard's panels: each is small
   // (a few thousand hour rows), where one UNION of them all would cross the planner's JIT threshold
   // and spend longer compiling than reading.
-  const rollupQueries = fromRollup.map(({ column, dimension }) => ({ column, query: topOfRelation(column, rollupRowsSql(spec, dimension, from, to, true), sql`sum("rows")::bigint`, filterWhere, req.values) }))
+  const rollupQueries = fromRollup.map(({ column, dimension }) => ({
+    column,
+    query: topOfRelation(column, rollupRowsSql(spec, dimension, from, to, true), sql`sum("rows")::bigint`, filterWhere, req.values),
+  }))
   // The sample: the newest rows of the range that match, only the columns it is read for.
   const sampleQuery = fromSample.length
     ? sql`WITH "sample" AS MATERIALIZED (SELECT ${sql.join(fromSample.map(id), sql`, `)} FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)} ORDER BY ${id(dataset.timeColumn)} DESC LIMIT ${FACET_SAMPLE_ROWS})
@@ -78,7 +83,14 @@ ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint
   collect(rollupRows, 'rollup')
   collect(sampleRows, 'sample')
   const facets = columns.map(
-    (column) => byColumn.get(column) ?? { column, source: fromSample.includes(column) ? ('sample' as const) : ('rollup' as const), total: fromSample.includes(column) ? sampleSize : 0, distinct: 0, values: [] },
+    (column) =>
+      byColumn.get(column) ?? {
+        column,
+        source: fromSample.includes(column) ? ('sample' as const) : ('rollup' as const),
+        total: fromSample.includes(column) ? sampleSize : 0,
+        distinct: 0,
+        values: [],
+      },
   )
   for (const facet of facets) facet.values.sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)))
   return {
@@ -87,7 +99,10 @@ ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint
     filter: filter.sql,
     facets,
     sample: sampleQuery ? { limit: FACET_SAMPLE_ROWS, rows: sampleSize, complete: sampleSize < FACET_SAMPLE_ROWS } : null,
-    statements: [...rollupQueries.map((q) => ({ label: `${q.column}, from the rollup`, sql: statement(q.query) })), ...(sampleQuery ? [{ label: `Facets from the newest ${FACET_SAMPLE_ROWS.toLocaleString('en')} matching rows`, sql: statement(sampleQuery) }] : [])],
+    statements: [
+      ...rollupQueries.map((q) => ({ label: `${q.column}, from the rollup`, sql: statement(q.query) })),
+      ...(sampleQuery ? [{ label: `Facets from the newest ${FACET_SAMPLE_ROWS.toLocaleString('en')} matching rows`, sql: statement(sampleQuery) }] : []),
+    ],
     elapsedMs,
   }
 }

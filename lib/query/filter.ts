@@ -21,20 +21,60 @@ const LIKE_OPERATORS = new Set(['~~', '!~~', '~~*', '!~~*'])
 
 /** Pure, cheap functions (catalogue names: trim() parses as btrim(), extract() as extract()). */
 export const ALLOWED_FUNCTIONS = new Set([
-  'lower', 'upper', 'length', 'char_length', 'btrim', 'ltrim', 'rtrim', 'substring', 'substr',
-  'left', 'right', 'replace', 'split_part', 'strpos', 'position', 'concat', 'starts_with',
-  'abs', 'round', 'floor', 'ceil', 'date_trunc', 'date_part', 'extract', 'host', 'family', 'masklen',
+  'lower',
+  'upper',
+  'length',
+  'char_length',
+  'btrim',
+  'ltrim',
+  'rtrim',
+  'substring',
+  'substr',
+  'left',
+  'right',
+  'replace',
+  'split_part',
+  'strpos',
+  'position',
+  'concat',
+  'starts_with',
+  'abs',
+  'round',
+  'floor',
+  'ceil',
+  'date_trunc',
+  'date_part',
+  'extract',
+  'host',
+  'family',
+  'masklen',
 ])
 
 const ALLOWED_TYPES = new Map<string, string>([
-  ['text', 'text'], ['varchar', 'varchar'], ['bpchar', 'char'],
-  ['int2', 'smallint'], ['int4', 'integer'], ['int8', 'bigint'], ['numeric', 'numeric'],
-  ['float4', 'real'], ['float8', 'double precision'], ['bool', 'boolean'],
-  ['date', 'date'], ['time', 'time'], ['timestamp', 'timestamp'], ['timestamptz', 'timestamptz'],
-  ['interval', 'interval'], ['inet', 'inet'], ['cidr', 'cidr'],
+  ['text', 'text'],
+  ['varchar', 'varchar'],
+  ['bpchar', 'char'],
+  ['int2', 'smallint'],
+  ['int4', 'integer'],
+  ['int8', 'bigint'],
+  ['numeric', 'numeric'],
+  ['float4', 'real'],
+  ['float8', 'double precision'],
+  ['bool', 'boolean'],
+  ['date', 'date'],
+  ['time', 'time'],
+  ['timestamp', 'timestamp'],
+  ['timestamptz', 'timestamptz'],
+  ['interval', 'interval'],
+  ['inet', 'inet'],
+  ['cidr', 'cidr'],
   // Spellings the parser keeps as written
-  ['integer', 'integer'], ['int', 'integer'], ['smallint', 'smallint'], ['bigint', 'bigint'],
-  ['boolean', 'boolean'], ['real', 'real'],
+  ['integer', 'integer'],
+  ['int', 'integer'],
+  ['smallint', 'smallint'],
+  ['bigint', 'bigint'],
+  ['boolean', 'boolean'],
+  ['real', 'real'],
 ])
 
 const NODE_NAMES: Record<string, string> = {
@@ -194,7 +234,13 @@ function walk(node: unknown, state: WalkState, depth: number): void {
     case 'A_Expr':
       return walkExpr(body, next, each)
     case 'TypeCast': {
-      const typeName = body.typeName as { names: Array<{ String: { sval: string } }>; arrayBounds?: unknown; typmods?: unknown[]; setof?: boolean; pct_type?: boolean }
+      const typeName = body.typeName as {
+        names: Array<{ String: { sval: string } }>
+        arrayBounds?: unknown
+        typmods?: unknown[]
+        setof?: boolean
+        pct_type?: boolean
+      }
       const names = typeName.names.map((n) => n.String?.sval ?? '?')
       const type = names[names.length - 1]
       const schemaOk = names.length === 1 || (names.length === 2 && names[0] === 'pg_catalog')
@@ -207,8 +253,7 @@ function walk(node: unknown, state: WalkState, depth: number): void {
       const names = (body.funcname as Array<{ String: { sval: string } }>).map((n) => n.String?.sval ?? '?')
       const name = names[names.length - 1]
       const schemaOk = names.length === 1 || (names.length === 2 && names[0] === 'pg_catalog')
-      if (!schemaOk || !ALLOWED_FUNCTIONS.has(name))
-        fail(`function ${names.join('.')}() (allowed: ${[...ALLOWED_FUNCTIONS].join(', ')}, coalesce, nullif)`)
+      if (!schemaOk || !ALLOWED_FUNCTIONS.has(name)) fail(`function ${names.join('.')}() (allowed: ${[...ALLOWED_FUNCTIONS].join(', ')}, coalesce, nullif)`)
       for (const key of ['agg_order', 'agg_filter', 'over', 'agg_within_group', 'agg_star', 'agg_distinct', 'func_variadic'])
         if (body[key]) fail(`aggregate or window forms of ${name}()`)
       if (body.args) each(body.args)
@@ -235,7 +280,9 @@ function walkExpr(body: Record<string, unknown>, next: (n: unknown) => void, eac
   switch (body.kind) {
     case 'AEXPR_OP':
       if (op.length !== 1 || !(COMPARISON_OPERATORS.has(operator) || OTHER_OPERATORS.has(operator)))
-        fail(`operator ${operator} (allowed: ${[...COMPARISON_OPERATORS, ...OTHER_OPERATORS].join(' ')}, LIKE, ILIKE, IN, BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM)`)
+        fail(
+          `operator ${operator} (allowed: ${[...COMPARISON_OPERATORS, ...OTHER_OPERATORS].join(' ')}, LIKE, ILIKE, IN, BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM)`,
+        )
       break
     case 'AEXPR_LIKE':
     case 'AEXPR_ILIKE':
@@ -245,13 +292,13 @@ function walkExpr(body: Record<string, unknown>, next: (n: unknown) => void, eac
       if (operator !== '=' && operator !== '<>') fail(`operator ${operator} in IN`)
       if (!(body.rexpr as Record<string, unknown>)?.List) fail('IN without a list of values')
       next(body.lexpr)
-      return each(((body.rexpr as { List: { items: unknown[] } }).List.items))
+      return each((body.rexpr as { List: { items: unknown[] } }).List.items)
     case 'AEXPR_BETWEEN':
     case 'AEXPR_NOT_BETWEEN':
     case 'AEXPR_BETWEEN_SYM':
     case 'AEXPR_NOT_BETWEEN_SYM':
       next(body.lexpr)
-      return each(((body.rexpr as { List: { items: unknown[] } }).List?.items))
+      return each((body.rexpr as { List: { items: unknown[] } }).List?.items)
     case 'AEXPR_DISTINCT':
     case 'AEXPR_NOT_DISTINCT':
     case 'AEXPR_NULLIF':
@@ -274,5 +321,7 @@ function walkExpr(body: Record<string, unknown>, next: (n: unknown) => void, eac
 
 /** JSON of a parse tree without source positions, for comparing two parses. */
 function stableJson(node: unknown): string {
-  return JSON.stringify(node, (key, value) => (key === 'location' || key.endsWith('_location') || key === 'rexpr_list_start' || key === 'rexpr_list_end' ? undefined : value))
+  return JSON.stringify(node, (key, value) =>
+    key === 'location' || key.endsWith('_location') || key === 'rexpr_list_start' || key === 'rexpr_list_end' ? undefined : value,
+  )
 }

@@ -40,11 +40,12 @@ export const GROUP_MEASURES: Record<DatasetId, GroupMeasures> = {
 
 const id = (name: string) => sql.identifier(name)
 
-
 /** The sort keys a dataset's groups may be sorted by. */
 export function groupSorts(dataset: DatasetDef): string[] {
   const m = GROUP_MEASURES[dataset.id as DatasetId]
-  return (GROUP_SORTS as readonly string[]).filter((s) => (s === 'errors' || s === 'error_rate' ? !!m.errors : s === 'p50' || s === 'p95' ? !!m.duration : true)).concat(m.sums ?? [])
+  return (GROUP_SORTS as readonly string[])
+    .filter((s) => (s === 'errors' || s === 'error_rate' ? !!m.errors : s === 'p50' || s === 'p95' ? !!m.duration : true))
+    .concat(m.sums ?? [])
 }
 
 export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}): Promise<GroupByResult> {
@@ -53,10 +54,12 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
   const { from, to } = resolveRange(req.dateFrom, req.dateTo)
   const allowed = groupableColumns(dataset)
   for (const column of req.by)
-    if (!allowed.includes(column)) throw new AppError('invalid_input', `by: ${JSON.stringify(column)} is not a column ${dataset.id} can be grouped by (${allowed.join(', ')})`)
+    if (!allowed.includes(column))
+      throw new AppError('invalid_input', `by: ${JSON.stringify(column)} is not a column ${dataset.id} can be grouped by (${allowed.join(', ')})`)
   if (new Set(req.by).size !== req.by.length) throw new AppError('invalid_input', 'by: the same column twice')
   const sorts = groupSorts(dataset)
-  if (!sorts.includes(req.sort)) throw new AppError('invalid_input', `sort: ${JSON.stringify(req.sort)} is not a measure of ${dataset.id} (${sorts.join(', ')})`)
+  if (!sorts.includes(req.sort))
+    throw new AppError('invalid_input', `sort: ${JSON.stringify(req.sort)} is not a measure of ${dataset.id} (${sorts.join(', ')})`)
   const filter = await checkFilter(req.filter, dataset)
   const m = GROUP_MEASURES[req.dataset]
   const spec = rollupSpec(dataset)
@@ -72,7 +75,11 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
   const rollupErrors = fromRollup && m.errors?.rollupColumn && spec.latency ? m.errors.rollupColumn : null
   const sums = (m.sums ?? []).filter((s) => !fromRollup || spec.sums.includes(s))
   const errorsAvailable = !!m.errors && (!fromRollup || rollupErrors !== null)
-  const omitted = [...(m.duration && fromRollup ? ['p50', 'p95'] : []), ...(m.errors && !errorsAvailable ? ['errors', 'error_rate'] : []), ...(m.sums ?? []).filter((s) => !sums.includes(s))]
+  const omitted = [
+    ...(m.duration && fromRollup ? ['p50', 'p95'] : []),
+    ...(m.errors && !errorsAvailable ? ['errors', 'error_rate'] : []),
+    ...(m.sums ?? []).filter((s) => !sums.includes(s)),
+  ]
   // A sort on a measure the rollup does not keep reads the rows instead.
   if (fromRollup && omitted.includes(req.sort)) return runGroupBy({ ...input, rows: true }, opts)
 
@@ -98,9 +105,18 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
   const groupKeys = req.by.map((_, i) => id(`g${i}`))
   const order =
     req.sort === 'value'
-      ? sql.join(groupKeys.map((k) => sql`${k} ${dir} NULLS LAST`), sql`, `)
-      : sql`${id(req.sort)} ${dir} NULLS LAST, ${sql.join(groupKeys.map((k) => sql`${k} NULLS LAST`), sql`, `)}`
-  const query = sql`SELECT ${sql.join([...keys, ...measures], sql`, `)} FROM ${relation} GROUP BY ${sql.join(req.by.map((_, i) => sql.raw(String(i + 1))), sql`, `)} ORDER BY ${order} LIMIT ${req.limit}`
+      ? sql.join(
+          groupKeys.map((k) => sql`${k} ${dir} NULLS LAST`),
+          sql`, `,
+        )
+      : sql`${id(req.sort)} ${dir} NULLS LAST, ${sql.join(
+          groupKeys.map((k) => sql`${k} NULLS LAST`),
+          sql`, `,
+        )}`
+  const query = sql`SELECT ${sql.join([...keys, ...measures], sql`, `)} FROM ${relation} GROUP BY ${sql.join(
+    req.by.map((_, i) => sql.raw(String(i + 1))),
+    sql`, `,
+  )} ORDER BY ${order} LIMIT ${req.limit}`
 
   const started = performance.now()
   const rows = await readOnly(opts, (session) => session.execute(query))

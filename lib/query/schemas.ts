@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { config } from '@/lib/config'
 import { COLUMN_TYPES, DATASET_IDS } from '@/lib/datasets/catalog'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
+import { SPLIT_TOP_DEFAULT, SPLIT_TOP_MAX } from '@/lib/view/compare'
 
 // Inputs and outputs of the query application's data functions (lib/query/service.ts), which
 // validate with them for the /query/api routes and the pages alike. The application is internal,
@@ -13,7 +14,10 @@ const ISO_DATE_TIME = z.iso.datetime({ offset: true, local: true })
 
 const DateInput = z
   .string()
-  .refine((v) => ISO_DATE.safeParse(v).success || ISO_DATE_TIME.safeParse(v).success, 'must be an ISO 8601 date (2026-11-21) or date-time (2026-11-21T13:00:00Z)')
+  .refine(
+    (v) => ISO_DATE.safeParse(v).success || ISO_DATE_TIME.safeParse(v).success,
+    'must be an ISO 8601 date (2026-11-21) or date-time (2026-11-21T13:00:00Z)',
+  )
 
 /**
  * The time range a request covers: [from, to). A date-time `dateTo` is exclusive; a bare date
@@ -30,13 +34,23 @@ export function resolveRange(dateFrom: string, dateTo: string): { from: Date; to
 
 const rangeFields = {
   dataset: z.enum(DATASET_IDS).meta({ description: 'Dataset to query (see GET /api/datasets).' }),
-  dateFrom: DateInput.meta({ description: 'Start of the range, inclusive. ISO 8601 date or date-time; no offset means UTC.', examples: ['2026-11-21', '2026-11-21T13:00:00Z'] }),
-  dateTo: DateInput.meta({ description: 'End of the range: a date-time is exclusive; a bare date includes that whole day (UTC).', examples: ['2026-11-21', '2026-11-21T14:00:00Z'] }),
+  dateFrom: DateInput.meta({
+    description: 'Start of the range, inclusive. ISO 8601 date or date-time; no offset means UTC.',
+    examples: ['2026-11-21', '2026-11-21T13:00:00Z'],
+  }),
+  dateTo: DateInput.meta({
+    description: 'End of the range: a date-time is exclusive; a bare date includes that whole day (UTC).',
+    examples: ['2026-11-21', '2026-11-21T14:00:00Z'],
+  }),
   filter: z
     .string()
     .max(MAX_FILTER_LENGTH)
     .optional()
-    .meta({ description: 'SQL WHERE fragment over the dataset’s columns, ANDed with the range. Allowed: columns, literals, comparisons, LIKE/ILIKE, IN lists, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts to basic types and a few pure functions.', examples: ["status >= 500 AND route LIKE '/api/dns%'"] }),
+    .meta({
+      description:
+        'SQL WHERE fragment over the dataset’s columns, ANDed with the range. Allowed: columns, literals, comparisons, LIKE/ILIKE, IN lists, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts to basic types and a few pure functions.',
+      examples: ["status >= 500 AND route LIKE '/api/dns%'"],
+    }),
 }
 
 function checkRange(v: { dateFrom: string; dateTo: string }, ctx: z.RefinementCtx) {
@@ -52,18 +66,34 @@ export const QueryRequest = z
   .object({
     ...rangeFields,
     limit: z.number().int().min(1).max(500).default(100).meta({ description: 'Rows per page, 1 to 500 (out of range is rejected, not clamped).' }),
-    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).meta({ description: 'Rows to skip (paging); with a cursor, the position of the page’s first row, for display.' }),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(0)
+      .meta({ description: 'Rows to skip (paging); with a cursor, the position of the page’s first row, for display.' }),
     cursor: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/, 'must be a nextCursor returned by an earlier page')
       .optional()
-      .meta({ description: 'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep. Only with a sort by the time column.' }),
+      .meta({
+        description:
+          'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep. Only with a sort by the time column.',
+      }),
     sort: z
       .string()
       .max(64)
       .optional()
-      .meta({ description: 'Column to sort by: the time column (the default) or another indexed column of the dataset (GET /query/api/datasets lists them as sortColumns). Ties are broken by time and id, in the same direction.', examples: ['duration_ms'] }),
-    order: z.enum(['asc', 'desc']).default('desc').meta({ description: 'Sort direction; desc (newest first) by default. Nulls sort last ascending and first descending, as in Postgres.' }),
+      .meta({
+        description:
+          'Column to sort by: the time column (the default) or another indexed column of the dataset (GET /query/api/datasets lists them as sortColumns). Ties are broken by time and id, in the same direction.',
+        examples: ['duration_ms'],
+      }),
+    order: z
+      .enum(['asc', 'desc'])
+      .default('desc')
+      .meta({ description: 'Sort direction; desc (newest first) by default. Nulls sort last ascending and first descending, as in Postgres.' }),
   })
   .strict()
   .superRefine(checkRange)
@@ -105,11 +135,17 @@ export const QueryResult = z
     dataset: z.enum(DATASET_IDS),
     columns: z.array(z.string()).meta({ description: 'Column names, in row order.' }),
     rows: z.array(z.record(z.string(), Value)).meta({ description: 'The page of rows, newest first. Timestamps are ISO 8601 UTC strings.' }),
-    count: z.number().int().meta({ description: 'Rows matching the range and filter in total (not only this page): exact up to QUERY_EXACT_COUNT_LIMIT or when read from the rollup, else the planner’s estimate (countExact false).' }),
+    count: z.number().int().meta({
+      description:
+        'Rows matching the range and filter in total (not only this page): exact up to QUERY_EXACT_COUNT_LIMIT or when read from the rollup, else the planner’s estimate (countExact false).',
+    }),
     countExact: z.boolean().meta({ description: 'False when count is an estimate (“about 3.2 M”).' }),
     limit: z.number().int(),
     offset: z.number().int(),
-    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page, and when sorted by a column other than time (page with offset then).' }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as cursor for the next page; null on the last page, and when sorted by a column other than time (page with offset then).' }),
     sort: z.object({ column: z.string(), order: z.enum(['asc', 'desc']) }).meta({ description: 'The order the rows are in.' }),
     range: z.object({ from: z.string(), to: z.string() }).meta({ description: 'The resolved range [from, to).' }),
     filter: z.string().nullable().meta({ description: 'The filter as run: regenerated from the checked parse tree.' }),
@@ -122,7 +158,10 @@ export const QueryResult = z
 export type QueryResult = z.infer<typeof QueryResult>
 
 const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
-const PanelSource = z.enum(['rollup', 'rows']).meta({ description: 'What the panel read: the per-minute/per-hour rollup (with the rows of the partial minutes at the range’s edges), or the raw rows (a filter the rollup cannot answer).' })
+const PanelSource = z.enum(['rollup', 'rows']).meta({
+  description:
+    'What the panel read: the per-minute/per-hour rollup (with the rows of the partial minutes at the range’s edges), or the raw rows (a filter the rollup cannot answer).',
+})
 
 const TimeseriesPanel = z.object({
   id: z.string(),
@@ -142,10 +181,10 @@ const CountsPanel = z.object({
   title: z.string(),
   column: z.string(),
   rows: z.array(z.object({ value: Value, count: z.number().int() })),
-  approximate: z
-    .literal(true)
-    .optional()
-    .meta({ description: 'Present when the list was read from a rollup whose per-hour lists are capped and left values out: counts are lower bounds and a value may be missing.' }),
+  approximate: z.literal(true).optional().meta({
+    description:
+      'Present when the list was read from a rollup whose per-hour lists are capped and left values out: counts are lower bounds and a value may be missing.',
+  }),
 })
 const LatencyPanel = z.object({
   id: z.string(),
@@ -181,7 +220,9 @@ export const DatasetInfo = z
     label: z.string(),
     description: z.string(),
     timeColumn: z.string(),
-    columns: z.array(z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional(), unit: z.literal('bytes').optional() })),
+    columns: z.array(
+      z.object({ name: z.string(), type: z.enum(COLUMN_TYPES), description: z.string(), source: z.string().optional(), unit: z.literal('bytes').optional() }),
+    ),
     quickFilters: z.array(z.object({ label: z.string(), filter: z.string() })),
     panels: z.array(PanelDefinition),
     retentionDays: z.number().int().meta({ description: 'Days of rows kept (QUERY_RETENTION_DAYS); older days are dropped whole.' }),
@@ -209,8 +250,14 @@ export type DatasetList = z.infer<typeof DatasetList>
 export const CompareRequest = z
   .object({
     ...rangeFields,
-    compare: z.enum(['previous', 'day', 'week']).meta({ description: 'The baseline: the period just before (same length), or the same window a day or a week earlier.' }),
-    columns: z.array(z.string().max(64)).max(32).optional().meta({ description: 'Categorical columns to compare (the dataset’s rollup dimensions); all of them when absent.' }),
+    compare: z
+      .enum(['previous', 'day', 'week'])
+      .meta({ description: 'The baseline: the period just before (same length), or the same window a day or a week earlier.' }),
+    columns: z
+      .array(z.string().max(64))
+      .max(32)
+      .optional()
+      .meta({ description: 'Categorical columns to compare (the dataset’s rollup dimensions); all of them when absent.' }),
     top: z.number().int().min(1).max(20).default(5).meta({ description: 'Values per column: those whose share moved most.' }),
   })
   .strict()
@@ -229,7 +276,9 @@ export const CompareResult = z
     shiftMs: z.number().int().meta({ description: 'How far the baseline lies before the range, ms.' }),
     filter: z.string().nullable(),
     histogram: z.any().meta({ description: 'The range’s histogram (as the rows page’s).' }),
-    baseline: z.any().meta({ description: 'The baseline window’s histogram; bucket i sits shiftMs before the range’s bucket i when shiftMs is whole buckets.' }),
+    baseline: z
+      .any()
+      .meta({ description: 'The baseline window’s histogram; bucket i sits shiftMs before the range’s bucket i when shiftMs is whole buckets.' }),
     changes: z.array(
       z.object({
         column: z.string(),
@@ -259,7 +308,13 @@ export const SplitRequest = z
   .object({
     ...rangeFields,
     split: z.string().max(80).meta({ description: 'Column to stack by: a rollup dimension, or `status_class` (2xx…5xx).' }),
-    top: z.number().int().min(1).max(10).default(5).meta({ description: 'Values kept as their own series; the rest are summed as “other”.' }),
+    top: z
+      .number()
+      .int()
+      .min(1)
+      .max(SPLIT_TOP_MAX)
+      .default(SPLIT_TOP_DEFAULT)
+      .meta({ description: 'Values kept as their own series; the rest are summed as “other”.' }),
   })
   .strict()
   .superRefine(checkRange)
@@ -296,7 +351,9 @@ export const FacetsRequest = z
   .meta({ id: 'FacetsRequest', description: 'The top values of each categorical column of one dataset over a time range, optionally filtered.' })
 export type FacetsRequest = z.input<typeof FacetsRequest>
 
-const FacetSource = z.enum(['rollup', 'sample']).meta({ description: 'rollup: exact counts over the whole range; sample: counts within the newest rows of the range (see `sample`).' })
+const FacetSource = z
+  .enum(['rollup', 'sample'])
+  .meta({ description: 'rollup: exact counts over the whole range; sample: counts within the newest rows of the range (see `sample`).' })
 
 export const FacetsResult = z
   .object({
@@ -313,9 +370,16 @@ export const FacetsResult = z
       }),
     ),
     sample: z
-      .object({ limit: z.number().int(), rows: z.number().int(), complete: z.boolean().meta({ description: 'True when the range held fewer matching rows than the limit: the “sample” is every matching row.' }) })
+      .object({
+        limit: z.number().int(),
+        rows: z.number().int(),
+        complete: z.boolean().meta({ description: 'True when the range held fewer matching rows than the limit: the “sample” is every matching row.' }),
+      })
       .nullable()
-      .meta({ description: 'The newest `limit` matching rows of the range, read for the columns the rollup cannot answer under this filter; null when the rollup answered every column.' }),
+      .meta({
+        description:
+          'The newest `limit` matching rows of the range, read for the columns the rollup cannot answer under this filter; null when the rollup answered every column.',
+      }),
     statements: z.array(z.object({ label: z.string(), sql: Statement })),
     elapsedMs: z.number(),
   })
@@ -327,8 +391,16 @@ export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'valu
 export const GroupByRequest = z
   .object({
     ...rangeFields,
-    by: z.array(z.string().max(64)).min(1).max(2).meta({ description: 'One or two columns to group by (any column but the time column and JSON ones).', examples: [['route'], ['route', 'status']] }),
-    sort: z.string().max(64).default('count').meta({ description: `Measure to sort groups by: ${GROUP_SORTS.join(', ')}, or a summed column (bytes_sent, bytes_received for sessions).` }),
+    by: z
+      .array(z.string().max(64))
+      .min(1)
+      .max(2)
+      .meta({ description: 'One or two columns to group by (any column but the time column and JSON ones).', examples: [['route'], ['route', 'status']] }),
+    sort: z
+      .string()
+      .max(64)
+      .default('count')
+      .meta({ description: `Measure to sort groups by: ${GROUP_SORTS.join(', ')}, or a summed column (bytes_sent, bytes_received for sessions).` }),
     order: z.enum(['asc', 'desc']).default('desc'),
     limit: z.number().int().min(1).max(200).default(50).meta({ description: 'Groups returned, 1 to 200 (the largest by the sort).' }),
     rows: z.boolean().default(false).meta({ description: 'Read the rows even where the rollup could answer (to get per-group percentiles).' }),
@@ -346,7 +418,10 @@ export const GroupByResult = z
     by: z.array(z.string()),
     source: z.enum(['rollup', 'rows']),
     measures: z.object({
-      errors: z.object({ label: z.string(), condition: z.string() }).nullable().meta({ description: 'What counts as an error in this dataset, when anything does.' }),
+      errors: z
+        .object({ label: z.string(), condition: z.string() })
+        .nullable()
+        .meta({ description: 'What counts as an error in this dataset, when anything does.' }),
       duration: z.string().nullable().meta({ description: 'The duration column p50/p95 are of, when the dataset has one.' }),
       sums: z.array(z.string()).meta({ description: 'Columns summed per group (bytes for sessions).' }),
     }),
@@ -382,12 +457,16 @@ export const TailRequest = z
   .object({
     dataset: rangeFields.dataset,
     filter: rangeFields.filter,
-    since: z
-      .string()
-      .regex(TAIL_CURSOR, 'must be the cursor of an earlier tail answer')
-      .optional()
-      .meta({ description: 'The cursor of the previous answer: only rows written after it come back. Absent: the newest rows of the last hour, to start from.' }),
-    limit: z.number().int().min(1).max(200).default(100).meta({ description: 'Rows per answer, 1 to 200: when more arrived, the newest come back and `skipped` counts the rest.' }),
+    since: z.string().regex(TAIL_CURSOR, 'must be the cursor of an earlier tail answer').optional().meta({
+      description: 'The cursor of the previous answer: only rows written after it come back. Absent: the newest rows of the last hour, to start from.',
+    }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(100)
+      .meta({ description: 'Rows per answer, 1 to 200: when more arrived, the newest come back and `skipped` counts the rest.' }),
   })
   .strict()
   .meta({ id: 'TailRequest', description: 'The rows of one dataset written since a cursor, optionally filtered (a live tail polls this).' })

@@ -3,13 +3,22 @@ import { sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
-import { getReadyDatabase, QUERY_ROLE, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
+import { getReadyDatabase, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
 import { AppError, describeZodError } from '@/lib/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
 import { retentionDays } from '@/lib/datasets/storage/partitions'
-import { percentileFromHistogram, rollupDimensionFor, rollupHourOnly, rollupLeftOutByDimensionSql, rollupLeftOutSql, rollupRowsSql, rollupSpec, type RollupSpec } from '@/lib/datasets/storage/rollups'
+import {
+  percentileFromHistogram,
+  rollupDimensionFor,
+  rollupHourOnly,
+  rollupLeftOutByDimensionSql,
+  rollupLeftOutSql,
+  rollupRowsSql,
+  rollupSpec,
+  type RollupSpec,
+} from '@/lib/datasets/storage/rollups'
 import {
   DashboardRequest,
   QueryRequest,
@@ -32,7 +41,6 @@ import {
 // (lib/datasets/storage/rollups.ts), raw rows otherwise; each panel says which it read, and its SQL is the statement that ran.
 
 export { DashboardRequest, QueryRequest, QueryResult, DashboardResult, DatasetList } from '@/lib/query/schemas'
-export { QUERY_ROLE }
 
 const TOP_LIMIT = 10
 const BREAKDOWN_LIMIT = 20
@@ -62,10 +70,26 @@ export function listDatasets(): DatasetList {
   return {
     datasets: DATASET_IDS.map((id) => {
       const d = DATASETS[id]
-      return { id, label: d.label, description: d.description, timeColumn: d.timeColumn, columns: d.columns, quickFilters: d.quickFilters, panels: d.panels, retentionDays: retentionDays(id), sortColumns: d.sortColumns }
+      return {
+        id,
+        label: d.label,
+        description: d.description,
+        timeColumn: d.timeColumn,
+        columns: d.columns,
+        quickFilters: d.quickFilters,
+        panels: d.panels,
+        retentionDays: retentionDays(id),
+        sortColumns: d.sortColumns,
+      }
     }),
     maxRangeDays: config.QUERY_MAX_RANGE_DAYS,
-    limits: { minLimit: 1, maxLimit: 500, defaultLimit: 100, statementTimeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS, exactCountLimit: config.QUERY_EXACT_COUNT_LIMIT },
+    limits: {
+      minLimit: 1,
+      maxLimit: 500,
+      defaultLimit: 100,
+      statementTimeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS,
+      exactCountLimit: config.QUERY_EXACT_COUNT_LIMIT,
+    },
   }
 }
 
@@ -78,7 +102,8 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const where = whereSql(dataset, from, to, filter.sql)
   const time = id(dataset.timeColumn)
   const order = sortOrder(dataset, req.sort, req.order)
-  if (req.cursor && !order.byTime) throw new AppError('invalid_input', `cursor: keyset pages follow the time column; sorted by ${order.column}, page with offset`)
+  if (req.cursor && !order.byTime)
+    throw new AppError('invalid_input', `cursor: keyset pages follow the time column; sorted by ${order.column}, page with offset`)
   const after = req.cursor ? parseCursor(req.cursor) : null
   // The plain bound on the time column lets Postgres skip the day partitions past the cursor.
   const keyset = !after
@@ -91,7 +116,9 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
   const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${order.sql} ${page}`
 
   const started = performance.now()
-  const [rows, count] = await readOnly(opts, (session) => Promise.all([session.execute(rowsSql), countMatching(session, { dataset, from, to, filter, where }, opts)]))
+  const [rows, count] = await readOnly(opts, (session) =>
+    Promise.all([session.execute(rowsSql), countMatching(session, { dataset, from, to, filter, where }, opts)]),
+  )
   const last = rows.at(-1)
   const more = rows.length === req.limit && !(count.exact && req.offset + rows.length >= count.value)
   return {
@@ -120,14 +147,29 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
  * direction, so one index on (column) or (column, time) serves both directions). The column must be
  * one of the dataset's sortColumns, the indexed ones.
  */
-export function sortOrder(dataset: DatasetDef, column: string | undefined, order: 'asc' | 'desc' = 'desc'): { column: string; desc: boolean; byTime: boolean; sql: SQL } {
+export function sortOrder(
+  dataset: DatasetDef,
+  column: string | undefined,
+  order: 'asc' | 'desc' = 'desc',
+): { column: string; desc: boolean; byTime: boolean; sql: SQL } {
   const name = column ?? dataset.timeColumn
   if (!dataset.sortColumns.includes(name))
-    throw new AppError('invalid_input', `sort: ${JSON.stringify(name)} is not a sortable column of ${dataset.id}; sortable (indexed) columns: ${dataset.sortColumns.join(', ')}`)
+    throw new AppError(
+      'invalid_input',
+      `sort: ${JSON.stringify(name)} is not a sortable column of ${dataset.id}; sortable (indexed) columns: ${dataset.sortColumns.join(', ')}`,
+    )
   const dir = order === 'desc' ? sql.raw('DESC') : sql.raw('ASC')
   const byTime = name === dataset.timeColumn
   const keys = [...(byTime ? [] : [id(name)]), id(dataset.timeColumn), id('id')]
-  return { column: name, desc: order === 'desc', byTime, sql: sql.join(keys.map((k) => sql`${k} ${dir}`), sql`, `) }
+  return {
+    column: name,
+    desc: order === 'desc',
+    byTime,
+    sql: sql.join(
+      keys.map((k) => sql`${k} ${dir}`),
+      sql`, `,
+    ),
+  }
 }
 
 interface Count {
@@ -230,7 +272,10 @@ async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): 
   const { query, bucketS } = dimension === null ? panelSql(panel, range) : rollupPanelSql(panel, range, dimension)
   const rows = await readOnly(opts, (session) => session.execute(query))
   // A list read from an hour-only dimension's capped hours is approximate once a value was left out.
-  const leftOut = dimension !== null && rollupHourOnly(range.spec, dimension) ? await readOnly(opts, (session) => session.execute(rollupLeftOutSql(range.spec, dimension, range.from, range.to))) : null
+  const leftOut =
+    dimension !== null && rollupHourOnly(range.spec, dimension)
+      ? await readOnly(opts, (session) => session.execute(rollupLeftOutSql(range.spec, dimension, range.from, range.to)))
+      : null
   const approximate = leftOut !== null && Number(leftOut[0]?.left_out ?? 0) > 0 ? { approximate: true as const } : {}
   const base = { id: panel.id, title: panel.title, source, sql: statement(query) } as const
   switch (panel.kind) {
@@ -253,13 +298,27 @@ async function runPanel(panel: PanelDef, range: PanelRange, opts: ExecOptions): 
     case 'breakdown':
     case 'top': {
       const type = columnType(range.dataset, panel.column)
-      return { ...base, kind: panel.kind, column: panel.column, rows: rows.map((r) => ({ value: columnValue(type, r.value), count: Number(r.count) })), ...approximate }
+      return {
+        ...base,
+        kind: panel.kind,
+        column: panel.column,
+        rows: rows.map((r) => ({ value: columnValue(type, r.value), count: Number(r.count) })),
+        ...approximate,
+      }
     }
     case 'latency': {
       const figures = source === 'rollup' ? latencyFromHistogram(rows) : latencyFromRows(rows[0] ?? {})
       // Exact ratios: the page formats them, so 3 of 11,424 never turns into 0.
       const rate = (n: number) => (figures.count === 0 ? null : n / figures.count)
-      return { ...base, kind: 'latency', count: figures.count, p50Ms: figures.p50, p95Ms: figures.p95, errorRate: rate(figures.serverErrors), clientErrorRate: rate(figures.clientErrors) }
+      return {
+        ...base,
+        kind: 'latency',
+        count: figures.count,
+        p50Ms: figures.p50,
+        p95Ms: figures.p95,
+        errorRate: rate(figures.serverErrors),
+        clientErrorRate: rate(figures.clientErrors),
+      }
     }
   }
 }
@@ -313,14 +372,20 @@ function panelSql(panel: PanelDef, range: PanelRange): { query: SQL; bucketS: nu
         ),
         sql`, `,
       )
-      return { query: sql`SELECT ${timeBucket(range.dataset.timeColumn, bucketS)} AS "bucket", ${aggregates} FROM ${table} WHERE ${where} GROUP BY 1 ORDER BY 1`, bucketS }
+      return {
+        query: sql`SELECT ${timeBucket(range.dataset.timeColumn, bucketS)} AS "bucket", ${aggregates} FROM ${table} WHERE ${where} GROUP BY 1 ORDER BY 1`,
+        bucketS,
+      }
     }
     case 'breakdown':
     case 'top': {
       const column = id(panel.column)
       // A top list ranks known values; a breakdown keeps the share without a value.
       const known = panel.kind === 'top' ? sql` AND ${column} IS NOT NULL` : sql``
-      return { query: sql`SELECT ${column} AS "value", count(*) AS "count" FROM ${table} WHERE ${where}${known} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`, bucketS: 0 }
+      return {
+        query: sql`SELECT ${column} AS "value", count(*) AS "count" FROM ${table} WHERE ${where}${known} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`,
+        bucketS: 0,
+      }
     }
     case 'latency': {
       const d = id(panel.column)
@@ -360,7 +425,10 @@ function rollupPanelSql(panel: PanelDef, range: PanelRange, dimension: string): 
       const known = panel.kind === 'top' ? sql`${column} IS NOT NULL` : null
       const conditions = [range.filter.sql ? sql`(${sql.raw(range.filter.sql)})` : null, known].filter((c): c is SQL => c !== null)
       const whereAll = conditions.length ? sql` WHERE ${sql.join(conditions, sql` AND `)}` : sql``
-      return { query: sql`SELECT ${column} AS "value", sum("rows") AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${whereAll} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`, bucketS: 0 }
+      return {
+        query: sql`SELECT ${column} AS "value", sum("rows") AS "count" FROM ${rollupRowsSql(spec, dimension, from, to, true)}${whereAll} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${panelLimit(panel)}`,
+        bucketS: 0,
+      }
     }
     case 'latency':
       return {
@@ -386,7 +454,10 @@ export function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: stri
 const filterClause = (filter: string | null) => (filter ? sql` WHERE (${sql.raw(filter)})` : sql``)
 
 export function selectList(dataset: DatasetDef): SQL {
-  return sql.join(dataset.columns.map((c) => id(c.name)), sql`, `)
+  return sql.join(
+    dataset.columns.map((c) => id(c.name)),
+    sql`, `,
+  )
 }
 
 /**
@@ -418,16 +489,24 @@ export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySessi
       // Every connection of the readers' pool stayed busy past its connect timeout (long queries
       // waiting behind partition DDL, or a database that stopped answering): a 503, not a 500.
       if (!code && error instanceof Error && /timeout exceeded when trying to connect/.test(error.message))
-        throw new AppError('unavailable', `Every database connection is busy; nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`, { retryAfterSeconds: TRANSIENT_RETRY_AFTER_S, detail: error.message })
+        throw new AppError(
+          'unavailable',
+          `Every database connection is busy; nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`,
+          { retryAfterSeconds: TRANSIENT_RETRY_AFTER_S, detail: error.message },
+        )
       if (!code || !TRANSIENT.has(code)) throw databaseError(error, timeoutMs)
       // A deadlock or serialization failure (partition maintenance running beside the query): the
       // query is read-only, so it is run once more; a second failure asks the client to retry.
       log.warn('query met a transient database conflict', { code, attempt, message: dbCause(error)?.message })
       if (attempt >= 2)
-        throw new AppError('unavailable', `The database was busy (${TRANSIENT.get(code)}, usually partition maintenance); nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`, {
-          retryAfterSeconds: TRANSIENT_RETRY_AFTER_S,
-          detail: code,
-        })
+        throw new AppError(
+          'unavailable',
+          `The database was busy (${TRANSIENT.get(code)}, usually partition maintenance); nothing is wrong with the query. Retry after ${TRANSIENT_RETRY_AFTER_S} second.`,
+          {
+            retryAfterSeconds: TRANSIENT_RETRY_AFTER_S,
+            detail: code,
+          },
+        )
     }
   }
 }
@@ -448,7 +527,11 @@ function databaseError(error: unknown, timeoutMs: number): unknown {
   const code = cause?.code
   const message = cause?.message ?? String(error)
   if (code === '57014')
-    return new AppError('upstream_timeout', `The query ran longer than the ${timeoutMs} ms statement timeout (QUERY_STATEMENT_TIMEOUT_MS) and was cancelled. Narrow the date range or make the filter more selective.`, { timeoutMs })
+    return new AppError(
+      'upstream_timeout',
+      `The query ran longer than the ${timeoutMs} ms statement timeout (QUERY_STATEMENT_TIMEOUT_MS) and was cancelled. Narrow the date range or make the filter more selective.`,
+      { timeoutMs },
+    )
   if (code && (code.startsWith('22') || FILTER_ERRORS.has(code))) return new AppError('invalid_input', `The database rejected the filter: ${message}`)
   if (code === '42501' || code === '25006') return new AppError('forbidden', `Not permitted for queries: ${message}`)
   if (code && /^E[A-Z]+$/.test(code)) return unreachable(error)
@@ -516,7 +599,9 @@ export function columnValue(type: ColumnType, v: unknown): string | number | boo
 function toIso(v: unknown): string | null {
   if (v === null || v === undefined) return null
   if (v instanceof Date) return v.toISOString()
-  const s = String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')
+  const s = String(v)
+    .replace(' ', 'T')
+    .replace(/([+-]\d\d)$/, '$1:00')
   const d = new Date(s)
   return Number.isNaN(d.getTime()) ? String(v) : d.toISOString()
 }
@@ -529,4 +614,3 @@ export async function demoRowsOf(id: DatasetId): Promise<{ embedded: boolean } |
   const result = await database.db.execute(sql`SELECT EXISTS (SELECT 1 FROM ${sql.identifier(DATASETS[id].table)} WHERE demo) AS present`)
   return (result as unknown as { rows: ResultRow[] }).rows[0]?.present === true ? { embedded: database.driver === 'pglite' } : null
 }
-

@@ -32,15 +32,27 @@ export interface SplitSource {
 }
 
 /** Per (bucket, value) counts of [from, to) as `"bucket", "value", "n"`: the rollup or the rows. */
-export function splitCountsSql(dataset: DatasetDef, split: SplitColumn | null, from: Date, to: Date, filter: CheckedFilter, bucketS: number, opts: ExecOptions): SplitSource {
+export function splitCountsSql(
+  dataset: DatasetDef,
+  split: SplitColumn | null,
+  from: Date,
+  to: Date,
+  filter: CheckedFilter,
+  bucketS: number,
+  opts: ExecOptions,
+): SplitSource {
   const spec = rollupSpec(dataset)
   const bucketOf = (column: SQL) => sql`date_bin(${`${bucketS} seconds`}::interval, ${column}, ${EPOCH}::timestamptz)`
-  const dimension = opts.rollups !== false && rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', split ? [...filter.columns, split.column] : filter.columns) : null
+  const dimension =
+    opts.rollups !== false && rollupAligned(from, to) ? rollupDimensionFor(spec, 'count', split ? [...filter.columns, split.column] : filter.columns) : null
   const where = filter.sql ? sql` WHERE (${sql.raw(filter.sql)})` : sql``
   const value = split ? valueSql(split, id(split.column)) : sql`NULL::text`
   if (dimension !== null) {
     const rows = rollupRowsSql(spec, dimension, from, to, bucketS % 3600 === 0)
-    return { source: 'rollup', query: sql`SELECT ${bucketOf(id('bucket'))} AS "bucket", ${value} AS "value", sum("rows") AS "n" FROM ${rows}${where} GROUP BY 1, 2` }
+    return {
+      source: 'rollup',
+      query: sql`SELECT ${bucketOf(id('bucket'))} AS "bucket", ${value} AS "value", sum("rows") AS "n" FROM ${rows}${where} GROUP BY 1, 2`,
+    }
   }
   return {
     source: 'rows',
@@ -54,7 +66,12 @@ export async function runSplit(input: SplitRequest, opts: ExecOptions = {}): Pro
   const dataset = getDataset(req.dataset)
   const split = findSplitColumn(req.dataset, req.split)
   if (!split)
-    throw new AppError('invalid_input', `split: ${JSON.stringify(req.split)} cannot split ${dataset.id}; columns: ${splitColumns(req.dataset).map((c) => c.name).join(', ')}`)
+    throw new AppError(
+      'invalid_input',
+      `split: ${JSON.stringify(req.split)} cannot split ${dataset.id}; columns: ${splitColumns(req.dataset)
+        .map((c) => c.name)
+        .join(', ')}`,
+    )
   const { from, to } = resolveRange(req.dateFrom, req.dateTo)
   const filter = await checkFilter(req.filter, dataset)
   const top = req.top ?? SPLIT_TOP_DEFAULT
@@ -87,7 +104,9 @@ SELECT "bucket", "value", "is_top", sum("n") AS "n" FROM (
     s.total += Number(row.n)
     series.set(`${isTop}:${key}`, s)
   }
-  const ordered = [...series.entries()].sort(([a, x], [b, y]) => (a.startsWith('false') ? 1 : 0) - (b.startsWith('false') ? 1 : 0) || y.total - x.total || x.key.localeCompare(y.key)).map(([, s]) => s)
+  const ordered = [...series.entries()]
+    .sort(([a, x], [b, y]) => (a.startsWith('false') ? 1 : 0) - (b.startsWith('false') ? 1 : 0) || y.total - x.total || x.key.localeCompare(y.key))
+    .map(([, s]) => s)
   return {
     dataset: req.dataset,
     split: split.name,
@@ -108,5 +127,9 @@ SELECT "bucket", "value", "is_top", sum("n") AS "n" FROM (
 /** A bucket as the driver returns it (Date or timestamptz text) → epoch ms. */
 export function toMs(v: unknown): number {
   if (v instanceof Date) return v.getTime()
-  return new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).getTime()
+  return new Date(
+    String(v)
+      .replace(' ', 'T')
+      .replace(/([+-]\d\d)$/, '$1:00'),
+  ).getTime()
 }

@@ -42,6 +42,7 @@ export const fromSpoolRow = (row: Record<string, unknown>): RequestLogRow => ({ 
 /** The database's own words, short: drivers put the whole statement and its parameters in the message. */
 export function briefError(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  const text = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ? `${(cause as NodeJS.ErrnoException).code}: ` : ''}${cause.message}` : String(cause)
+  const text =
+    cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ? `${(cause as NodeJS.ErrnoException).code}: ` : ''}${cause.message}` : String(cause)
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
 }

@@ -69,7 +69,13 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     retryAt = Date.now() + wait
     const s = spool.status()
     // One short line per attempt while it fails, at most one every backoffMaxMs.
-    log.warn('request log: shipping failed; entries stay in the journal', { error: briefError(error), attempt: failures, retryInMs: Math.round(wait), journalBytes: s.bytes, segments: s.segments })
+    log.warn('request log: shipping failed; entries stay in the journal', {
+      error: briefError(error),
+      attempt: failures,
+      retryInMs: Math.round(wait),
+      journalBytes: s.bytes,
+      segments: s.segments,
+    })
   }
 
   /** Ships one claim; true when it stored something (there may be more). */
@@ -92,7 +98,11 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     if (unreadable > 0) log.warn('request log: unreadable journal lines skipped (a torn write at a crash)', { lines: unreadable })
     const rows = claim.rows.map(fromSpoolRow)
     try {
-      if (rows.length > 0) await withTimeout(opts.db().then((db) => write(db, rows)), timeoutMs)
+      if (rows.length > 0)
+        await withTimeout(
+          opts.db().then((db) => write(db, rows)),
+          timeoutMs,
+        )
     } catch (error) {
       await claim.release()
       failed(error)

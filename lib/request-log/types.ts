@@ -38,4 +38,3 @@ export interface RequestLogWriter {
   pending(): number
   status(): RequestLogWriterStatus
 }
-

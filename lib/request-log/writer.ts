@@ -47,7 +47,7 @@ export const SHUTDOWN_FLUSH_MS = 4000
 
 type Row = RequestLogRow
 
-export type { RequestLogWriter, RequestLogWriterStatus }
+export type { RequestLogWriter }
 
 export interface RequestLogWriterOptions {
   db: () => Promise<Db>
@@ -171,7 +171,8 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       if (stopped) return
       if (buffer.length >= maxBuffered) return countDropped(1)
       buffer.push(toRow(entry))
-      if (Date.now() >= retryAt && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency)) void flush()
+      if (Date.now() >= retryAt && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency))
+        void flush()
     },
     flush: async () => {
       await Promise.all(running)
@@ -246,7 +247,10 @@ export function startRequestLog(): RequestLogWriter {
       // A read-only file system (serverless hosting).
       offReason = `directory not writable: ${briefError(error)}`
       viaAfter = true
-      log.warn('request log: no journal (directory not writable); each entry is written after its response, and entries the database cannot take are kept in memory only', { dir, error: briefError(error) })
+      log.warn(
+        'request log: no journal (directory not writable); each entry is written after its response, and entries the database cannot take are kept in memory only',
+        { dir, error: briefError(error) },
+      )
     }
   }
   const w = writer ?? createRequestLogWriter({ db, fullIp: config.LOG_FULL_IP, offReason })
@@ -262,7 +266,10 @@ export function startRequestLog(): RequestLogWriter {
       }
     }
   })
-  onShutdown(() => w.stop(), () => w.abandon())
+  onShutdown(
+    () => w.stop(),
+    () => w.abandon(),
+  )
   return w
 }
 
@@ -274,7 +281,10 @@ export function describeRequestLog(): string {
   const writer = requestLogWriter()
   const dir = spoolDirOf(config)
   const budget = `${config.REQUEST_LOG_SPOOL_MAX_MB} MB budget`
-  if (!writer) return dir && config.REQUEST_LOG_SPOOL_MAX_MB > 0 ? `journal ${dir} (${budget}), starting` : 'in memory only (no journal directory): entries the database cannot take are kept in memory, then dropped'
+  if (!writer)
+    return dir && config.REQUEST_LOG_SPOOL_MAX_MB > 0
+      ? `journal ${dir} (${budget}), starting`
+      : 'in memory only (no journal directory): entries the database cannot take are kept in memory, then dropped'
   const s = writer.status()
   if (s.spool.state === 'off') return `in memory only (journal off: ${s.spool.reason}); ${s.dropped} dropped since start`
   const oldest = s.spool.oldestEntryAt === null ? 'nothing waiting' : `oldest entry ${new Date(s.spool.oldestEntryAt).toISOString()}`

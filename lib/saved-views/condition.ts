@@ -8,7 +8,7 @@ import { z } from 'zod'
 export const METRICS = ['count', 'error_rate'] as const
 export type Metric = (typeof METRICS)[number]
 export const OPS = ['above', 'below'] as const
-export type Op = (typeof OPS)[number]
+type Op = (typeof OPS)[number]
 
 export const METRIC_LABELS: Record<Metric, string> = { count: 'Row count', error_rate: 'Error rate' }
 export const MIN_WINDOW_MINUTES = 1
@@ -25,7 +25,8 @@ export const Condition = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.metric === 'error_rate' && c.threshold > 1) ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'an error rate is a share from 0 to 1 (0.05 = 5 %)' })
+    if (c.metric === 'error_rate' && c.threshold > 1)
+      ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'an error rate is a share from 0 to 1 (0.05 = 5 %)' })
   })
 export type Condition = z.infer<typeof Condition>
 

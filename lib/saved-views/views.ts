@@ -73,7 +73,7 @@ const toSaved = (r: typeof savedQuery.$inferSelect): SavedView => ({
   name: r.name,
   page: r.page as QueryPage,
   view: r.view,
-  condition: r.condition ? Condition.safeParse(r.condition).data ?? null : null,
+  condition: r.condition ? (Condition.safeParse(r.condition).data ?? null) : null,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 })
@@ -105,7 +105,10 @@ export async function renameSaved(owner: string, id: string, input: z.input<type
   const { name } = parse(RenameInput, input)
   const savedId = checkId(id)
   const d = await database(db)
-  const clash = await d.select({ id: savedQuery.id }).from(savedQuery).where(and(eq(savedQuery.owner, owner), eq(savedQuery.name, name)))
+  const clash = await d
+    .select({ id: savedQuery.id })
+    .from(savedQuery)
+    .where(and(eq(savedQuery.owner, owner), eq(savedQuery.name, name)))
   if (clash.some((c) => c.id !== savedId)) throw new AppError('conflict', `You already have a saved view named “${name}”.`)
   const [row] = await d
     .update(savedQuery)
@@ -124,11 +127,18 @@ export async function setCondition(owner: string, id: string, input: z.input<typ
   const { condition } = parse(ConditionInput, input)
   const savedId = checkId(id)
   const d = await database(db)
-  const [current] = await d.select().from(savedQuery).where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, savedId)))
+  const [current] = await d
+    .select()
+    .from(savedQuery)
+    .where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, savedId)))
   if (!current) throw notFound()
   if (condition?.metric === 'error_rate') {
     const { state } = parseViewState(Object.fromEntries(new URLSearchParams(current.view)))
-    if (!DATASETS[state.dataset].errorFilter) throw new AppError('invalid_input', `condition: ${DATASETS[state.dataset].label} has no error rate (nothing marks a row as an error); use a row count and a filter instead`)
+    if (!DATASETS[state.dataset].errorFilter)
+      throw new AppError(
+        'invalid_input',
+        `condition: ${DATASETS[state.dataset].label} has no error rate (nothing marks a row as an error); use a row count and a filter instead`,
+      )
   }
   const [row] = await d
     .update(savedQuery)
@@ -149,7 +159,9 @@ export async function listConditions(db: Db, limit = 1000): Promise<Array<SavedV
 }
 
 export async function deleteSaved(owner: string, id: string, db?: Db): Promise<void> {
-  const rows = await (await database(db))
+  const rows = await (
+    await database(db)
+  )
     .delete(savedQuery)
     .where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, checkId(id))))
     .returning({ id: savedQuery.id })
@@ -179,7 +191,9 @@ export interface RunRecord {
 export async function recordRun(owner: string, run: RunRecord, db?: Db): Promise<void> {
   try {
     const d = await database(db)
-    await d.insert(queryHistory).values({ owner, page: run.page, view: run.view, rowCount: run.rowCount ?? null, elapsedMs: run.elapsedMs ?? null, error: run.error ?? null })
+    await d
+      .insert(queryHistory)
+      .values({ owner, page: run.page, view: run.view, rowCount: run.rowCount ?? null, elapsedMs: run.elapsedMs ?? null, error: run.error ?? null })
     const keep = d.select({ id: queryHistory.id }).from(queryHistory).where(eq(queryHistory.owner, owner)).orderBy(desc(queryHistory.id)).limit(HISTORY_SIZE)
     await d.delete(queryHistory).where(and(eq(queryHistory.owner, owner), notInArray(queryHistory.id, keep)))
   } catch (error) {
@@ -189,6 +203,13 @@ export async function recordRun(owner: string, run: RunRecord, db?: Db): Promise
 
 export async function listHistory(owner: string, db?: Db): Promise<HistoryEntry[]> {
   const rows = await (await database(db)).select().from(queryHistory).where(eq(queryHistory.owner, owner)).orderBy(desc(queryHistory.id)).limit(HISTORY_SIZE)
-  return rows.map((r) => ({ id: r.id, page: r.page as QueryPage, view: r.view, ranAt: r.ranAt.toISOString(), rowCount: r.rowCount, elapsedMs: r.elapsedMs, error: r.error }))
+  return rows.map((r) => ({
+    id: r.id,
+    page: r.page as QueryPage,
+    view: r.view,
+    ranAt: r.ranAt.toISOString(),
+    rowCount: r.rowCount,
+    elapsedMs: r.elapsedMs,
+    error: r.error,
+  }))
 }
-

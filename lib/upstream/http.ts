@@ -10,7 +10,10 @@ import { log } from '@/lib/log'
 // timeouts, network errors and 5xx, a response-size cap, guarded JSON parsing and typed errors.
 
 export class UpstreamTimeout extends AppError {
-  constructor(readonly upstream: string, ms: number) {
+  constructor(
+    readonly upstream: string,
+    ms: number,
+  ) {
     super('upstream_timeout', `${upstream} did not answer within ${ms} ms; try again shortly.`, { upstream })
   }
 }
@@ -19,19 +22,30 @@ export class UpstreamTimeout extends AppError {
 // goes into `details.detail`, which is logged and never sent to the client.
 
 export class UpstreamStatus extends AppError {
-  constructor(readonly upstream: string, readonly upstreamStatus: number, readonly bodySnippet: string) {
+  constructor(
+    readonly upstream: string,
+    readonly upstreamStatus: number,
+    readonly bodySnippet: string,
+  ) {
     super('upstream_failed', `${upstream} answered HTTP ${upstreamStatus}.`, { upstream, upstreamStatus, detail: bodySnippet })
   }
 }
 
 export class UpstreamMalformed extends AppError {
-  constructor(readonly upstream: string, reason: string, detail?: string) {
+  constructor(
+    readonly upstream: string,
+    reason: string,
+    detail?: string,
+  ) {
     super('upstream_failed', `${upstream} sent a response that could not be used (${reason}).`, { upstream, detail })
   }
 }
 
 export class UpstreamUnreachable extends AppError {
-  constructor(readonly upstream: string, reason: string) {
+  constructor(
+    readonly upstream: string,
+    reason: string,
+  ) {
     super('upstream_failed', `${upstream} could not be reached.`, { upstream, detail: reason })
   }
 }
@@ -96,9 +110,7 @@ async function attempt(upstream: string, url: string, req: UpstreamRequest, time
 }
 
 const retryable = (error: unknown) =>
-  error instanceof UpstreamTimeout ||
-  error instanceof UpstreamUnreachable ||
-  (error instanceof UpstreamStatus && error.upstreamStatus >= 500)
+  error instanceof UpstreamTimeout || error instanceof UpstreamUnreachable || (error instanceof UpstreamStatus && error.upstreamStatus >= 500)
 
 export async function upstreamFetch(upstream: string, url: string, req: UpstreamRequest = {}): Promise<UpstreamResponse> {
   const method = (req.method ?? 'GET').toUpperCase()

@@ -18,11 +18,10 @@ export class UpstreamRateLimited extends AppError {
     readonly upstream: string,
     retryAfterSeconds: number,
   ) {
-    super(
-      'upstream_failed',
-      `${upstream} request limit reached; answers resume in ${retryAfterSeconds} s (cached results are still served).`,
-      { upstream, retryAfterSeconds },
-    )
+    super('upstream_failed', `${upstream} request limit reached; answers resume in ${retryAfterSeconds} s (cached results are still served).`, {
+      upstream,
+      retryAfterSeconds,
+    })
   }
 }
 

@@ -65,7 +65,11 @@ export const SPLIT_TOP_MAX = 10
 export const OTHER_LABEL = 'other'
 
 /** `compare` and `split` of a page URL; a value that cannot be used is dropped with a sentence. */
-export function parseCompareParams(dataset: DatasetId, compare: string, split: string): { state: { compare?: CompareMode; split?: string }; notices: string[] } {
+export function parseCompareParams(
+  dataset: DatasetId,
+  compare: string,
+  split: string,
+): { state: { compare?: CompareMode; split?: string }; notices: string[] } {
   const state: { compare?: CompareMode; split?: string } = {}
   const notices: string[] = []
   if (Object.hasOwn(COMPARE_MODES, compare)) state.compare = compare as CompareMode

@@ -21,7 +21,11 @@ export function valueClause(column: Pick<ColumnDef, 'name' | 'type'>, value: Cel
   const name = quoteIdent(column.name)
   if (value === null) return `${name} ${op === '=' ? 'IS NULL' : 'IS NOT NULL'}`
   const literal =
-    typeof value === 'boolean' ? String(value) : typeof value === 'number' && Number.isFinite(value) && column.type !== 'text' && column.type !== 'inet' ? String(value) : quoteText(String(value))
+    typeof value === 'boolean'
+      ? String(value)
+      : typeof value === 'number' && Number.isFinite(value) && column.type !== 'text' && column.type !== 'inet'
+        ? String(value)
+        : quoteText(String(value))
   return `${name} ${op} ${literal}`
 }
 

@@ -32,7 +32,10 @@ export function parseGroupState(sp: SearchParams, datasetId: DatasetId, sorts: s
   const notices: string[] = []
   const allowed = groupableColumns(dataset)
   // The form's two selects send `by` twice; a link sends it once, comma-separated.
-  const asked = (Array.isArray(sp.by) ? sp.by.join(',') : (sp.by ?? '')).split(',').map((c) => c.trim()).filter(Boolean)
+  const asked = (Array.isArray(sp.by) ? sp.by.join(',') : (sp.by ?? ''))
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
   const unknown = asked.filter((c) => !allowed.includes(c))
   if (unknown.length) notices.push(`${unknown.map((c) => `“${c}”`).join(', ')} cannot be grouped by in ${dataset.label}; left out.`)
   let by = [...new Set(asked.filter((c) => allowed.includes(c)))]

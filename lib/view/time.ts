@@ -11,7 +11,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 function partsFormatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone)
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
     formatters.set(zone, f)
   }
   return f
@@ -38,7 +47,11 @@ interface WallTime {
 }
 
 function wallTime(ms: number, zone: string): WallTime {
-  const p = Object.fromEntries(partsFormatter(zone).formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
+  const p = Object.fromEntries(
+    partsFormatter(zone)
+      .formatToParts(new Date(ms))
+      .map((x) => [x.type, x.value]),
+  )
   return { year: Number(p.year), month: Number(p.month), day: Number(p.day), hour: Number(p.hour), minute: Number(p.minute), second: Number(p.second) }
 }
 
@@ -65,7 +78,14 @@ export function formatWallTime(ms: number, zone = UTC): string {
 
 function utcWallTime(ms: number): WallTime {
   const d = new Date(ms)
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() }
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  }
 }
 
 /** `UTC`, or `UTC+01:00` for the zone's offset at that instant. */

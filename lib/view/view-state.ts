@@ -96,14 +96,22 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
   }
 
   const limit = integerParam(one(sp.limit), DEFAULT_LIMIT, 1, MAX_LIMIT, (v, outOfRange) =>
-    outOfRange ? `“${v}” rows per page is outside 1 to ${MAX_LIMIT}; showing ${DEFAULT_LIMIT}.` : `“${v}” is not a number of rows per page; showing ${DEFAULT_LIMIT}.`,
+    outOfRange
+      ? `“${v}” rows per page is outside 1 to ${MAX_LIMIT}; showing ${DEFAULT_LIMIT}.`
+      : `“${v}” is not a number of rows per page; showing ${DEFAULT_LIMIT}.`,
   )
   const offset = integerParam(one(sp.offset), 0, 0, Number.MAX_SAFE_INTEGER, (v) => `“${v}” is not a row offset; starting at the first row.`)
 
   const known = new Set(DATASETS[dataset].columns.map((c) => c.name))
-  const asked = one(sp.cols).split(',').map((c) => c.trim()).filter(Boolean)
+  const asked = one(sp.cols)
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
   const unknown = asked.filter((c) => !known.has(c))
-  if (unknown.length) notices.push(`${unknown.map((c) => `“${c}”`).join(', ')} ${unknown.length > 1 ? 'are not columns' : 'is not a column'} of ${DATASETS[dataset].label}; left out.`)
+  if (unknown.length)
+    notices.push(
+      `${unknown.map((c) => `“${c}”`).join(', ')} ${unknown.length > 1 ? 'are not columns' : 'is not a column'} of ${DATASETS[dataset].label}; left out.`,
+    )
   const shown = new Set(asked.filter((c) => known.has(c)))
   const columns = shown.size === known.size ? [] : DATASETS[dataset].columns.map((c) => c.name).filter((c) => shown.has(c))
 
@@ -148,7 +156,10 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
 
 function customRangeProblem(from: string, to: string, tz: string, opts: ParseOptions): string | null {
   if (!from || !to) return 'A custom range needs both From and To'
-  for (const [name, text] of [['start', from], ['end', to]] as const)
+  for (const [name, text] of [
+    ['start', from],
+    ['end', to],
+  ] as const)
     if (!parseTypedTime(text, tz)) return `The range ${name} “${text}” is not a date or time such as 2026-11-21 13:00`
   const { dateFrom, dateTo } = resolveViewRange({ range: 'custom', from, to, tz })
   const [start, end] = [Date.parse(dateFrom), Date.parse(dateTo)]

@@ -46,7 +46,13 @@ function pdsAccounts(): FakeAccount[] {
               $type: 'app.bsky.feed.post',
               text: 'two pictures',
               createdAt: '2025-06-21T12:00:00.000Z',
-              embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkreia', 182_113) }, { alt: 'b', image: blobRef('bafkreib', 96_420) }] },
+              embed: {
+                $type: 'app.bsky.embed.images',
+                images: [
+                  { alt: 'a', image: blobRef('bafkreia', 182_113) },
+                  { alt: 'b', image: blobRef('bafkreib', 96_420) },
+                ],
+              },
             },
           },
         ],
@@ -58,7 +64,9 @@ function pdsAccounts(): FakeAccount[] {
       handle: 'greenground.bsky.social',
       records: {
         'app.bsky.feed.post': [post('2025-03-05T21:30:00.000Z')],
-        'app.bsky.actor.profile': [{ rkey: 'self', value: { $type: 'app.bsky.actor.profile', displayName: 'Green Ground', avatar: blobRef('bafkreic', 41_877) } }],
+        'app.bsky.actor.profile': [
+          { rkey: 'self', value: { $type: 'app.bsky.actor.profile', displayName: 'Green Ground', avatar: blobRef('bafkreic', 41_877) } },
+        ],
       },
       blobs: { bafkreic: 41_877 },
     },
@@ -107,12 +115,28 @@ async function startUpstreams() {
   // Ghost, seeded with the recorded demo post, plus two Message Center posts, one of them a duplicate.
   const ghost: FakeGhost = await startFakeGhost()
   closers.push(() => ghost.close())
-  const messageCenter = { title: '(Updated) New feature: Changes to PowerPoint and Word to open files faster', tags: [{ id: '65f1c0a8e4b0a1000137a0a9', name: 'M365 Message Center', slug: 'm365-message-center' }] }
-  ghost.addPost('mc172851', { ...messageCenter, id: '65f1c0a8e4b0a1000137a0b1', uuid: '2f5d1b9e-6a43-4c1e-9b7a-0d8e3c6f4a21', url: 'https://demo.ghost.io/mc172851/' })
-  ghost.addPost('mc172851-2', { ...messageCenter, id: '65f1c0a8e4b0a1000137a0b2', uuid: '8c3e7a10-2d54-4f9b-a6e1-5b0f9d2c7e38', url: 'https://demo.ghost.io/mc172851-2/' })
+  const messageCenter = {
+    title: '(Updated) New feature: Changes to PowerPoint and Word to open files faster',
+    tags: [{ id: '65f1c0a8e4b0a1000137a0a9', name: 'M365 Message Center', slug: 'm365-message-center' }],
+  }
+  ghost.addPost('mc172851', {
+    ...messageCenter,
+    id: '65f1c0a8e4b0a1000137a0b1',
+    uuid: '2f5d1b9e-6a43-4c1e-9b7a-0d8e3c6f4a21',
+    url: 'https://demo.ghost.io/mc172851/',
+  })
+  ghost.addPost('mc172851-2', {
+    ...messageCenter,
+    id: '65f1c0a8e4b0a1000137a0b2',
+    uuid: '8c3e7a10-2d54-4f9b-a6e1-5b0f9d2c7e38',
+    url: 'https://demo.ghost.io/mc172851-2/',
+  })
 
   // Microsoft: sign-in discovery, Entra token, Graph tenant information and Message Center.
-  const openId = fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll('88888888-8888-8888-8888-888888888888', TENANT)
+  const openId = fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll(
+    '88888888-8888-8888-8888-888888888888',
+    TENANT,
+  )
   const messages = [
     ...fixtureJson<{ value: unknown[] }>('microsoft-graph/serviceAnnouncement-messages-list-docs-example.json').value,
     ...fixtureJson<{ value: unknown[] }>('microsoft-graph/serviceAnnouncement-messages-list-value-4-real-messages.json').value,
@@ -125,9 +149,11 @@ async function startUpstreams() {
         return sendJson(res, 400, fixture('microsoft-identity/openid-configuration-error-AADSTS90002-unknown-tenant-xyz.com.json'))
       }
       if (req.path === '/getuserrealm.srf') return sendJson(res, 200, fixture('microsoft-identity/getuserrealm-srf-json1-federated-bbc.co.uk.json'))
-      if (req.path === '/common/GetCredentialType') return sendJson(res, 200, fixture('microsoft-identity/getcredentialtype-managed-exists-with-tenant-branding.json'))
+      if (req.path === '/common/GetCredentialType')
+        return sendJson(res, 200, fixture('microsoft-identity/getcredentialtype-managed-exists-with-tenant-branding.json'))
       // Built from the documented client-credentials answer (no recorded token answer exists).
-      if (req.path === `/${GRAPH_APP_TENANT}/oauth2/v2.0/token`) return sendJson(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: 'example-token' })
+      if (req.path === `/${GRAPH_APP_TENANT}/oauth2/v2.0/token`)
+        return sendJson(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: 'example-token' })
       if (decodeURIComponent(req.path) === `/v1.0/tenantRelationships/findTenantInformationByTenantId(tenantId='${TENANT}')`)
         return sendJson(res, 200, fixture('microsoft-graph/findTenantInformationByDomainName-docs-example-contoso.com.json'))
       if (req.path === '/v1.0/admin/serviceAnnouncement/messages') return sendJson(res, 200, { value: messages })
@@ -262,7 +288,11 @@ export async function recordExamples(): Promise<RecordedExamples> {
         ...example.headers,
       }
       const body = example.rawBody?.() ?? JSON.stringify(example.message)
-      const request = new Request(new URL('/api/mcp', ORIGIN), { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body })
+      const request = new Request(new URL('/api/mcp', ORIGIN), {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        body,
+      })
       recorded.mcp[example.name] = await answerOf(await handleMcpPost(request), publicAddresses)
     }
     return recorded

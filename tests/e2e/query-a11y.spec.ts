@@ -8,27 +8,43 @@ import { expect, test, type Page } from '@playwright/test'
 const PAGES: Array<[string, string, ((page: Page) => Promise<void>)?]> = [
   ['rows', '/query?dataset=requests&range=7d&limit=25'],
   ['rows, 40 columns', '/query?dataset=sessions&range=7d&limit=25'],
-  ['rows, filtered, local time', "/query?dataset=dns&range=7d&limit=25&filter=rcode = 3&tz=Europe/Berlin"],
+  ['rows, filtered, local time', '/query?dataset=dns&range=7d&limit=25&filter=rcode = 3&tz=Europe/Berlin'],
   ['rows, nothing found', "/query?dataset=http&range=7d&filter=http_host = 'none.example'"],
   ['rows, rejected filter', '/query?dataset=http&range=7d&filter=nope = 1'],
   ['rows, malformed link', '/query?limit=abc&dataset=nope'],
   ['rows, sorted', '/query?dataset=requests&range=7d&limit=25&sort=-duration_ms'],
-  ['histogram as a table', '/query?dataset=dns&range=7d&limit=25', async (page) => {
-    await page.getByText(/^Histogram as a table/).click()
-    await expect(page.getByTestId('histogram-table')).toBeVisible()
-  }],
-  ['row detail', '/query?dataset=http&range=7d&limit=25', async (page) => {
-    await page.getByRole('button', { name: 'Details of row 1', exact: true }).click()
-    await expect(page.getByRole('dialog')).toBeVisible()
-  }],
-  ['filter suggestions', '/query?dataset=requests&range=7d&limit=25', async (page) => {
-    await page.getByLabel('Filter (SQL WHERE fragment)').pressSequentially('st')
-    await expect(page.getByRole('listbox')).toBeVisible()
-  }],
-  ['column picker', '/query?dataset=sessions&range=7d&limit=25', async (page) => {
-    await page.getByText('Columns: 40 of 40 shown').click()
-    await expect(page.getByRole('form', { name: 'Columns to show' })).toBeVisible()
-  }],
+  [
+    'histogram as a table',
+    '/query?dataset=dns&range=7d&limit=25',
+    async (page) => {
+      await page.getByText(/^Histogram as a table/).click()
+      await expect(page.getByTestId('histogram-table')).toBeVisible()
+    },
+  ],
+  [
+    'row detail',
+    '/query?dataset=http&range=7d&limit=25',
+    async (page) => {
+      await page.getByRole('button', { name: 'Details of row 1', exact: true }).click()
+      await expect(page.getByRole('dialog')).toBeVisible()
+    },
+  ],
+  [
+    'filter suggestions',
+    '/query?dataset=requests&range=7d&limit=25',
+    async (page) => {
+      await page.getByLabel('Filter (SQL WHERE fragment)').pressSequentially('st')
+      await expect(page.getByRole('listbox')).toBeVisible()
+    },
+  ],
+  [
+    'column picker',
+    '/query?dataset=sessions&range=7d&limit=25',
+    async (page) => {
+      await page.getByText('Columns: 40 of 40 shown').click()
+      await expect(page.getByRole('form', { name: 'Columns to show' })).toBeVisible()
+    },
+  ],
   ['dashboard', '/query/dashboard?dataset=requests&range=7d'],
   ['dashboard, sessions', '/query/dashboard?dataset=sessions&range=7d'],
   ['saved and history', '/query/saved'],
@@ -64,10 +80,13 @@ test.describe('refused', () => {
 })
 
 function luminance(rgb: string): number {
-  const [r, g, b] = rgb.match(/\d+(\.\d+)?/g)!.slice(0, 3).map((v) => {
-    const c = Number(v) / 255
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  })
+  const [r, g, b] = rgb
+    .match(/\d+(\.\d+)?/g)!
+    .slice(0, 3)
+    .map((v) => {
+      const c = Number(v) / 255
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+    })
   return 0.2126 * r + 0.7152 * g + 0.0722 * b
 }
 const contrast = (a: string, b: string) => {
@@ -79,7 +98,11 @@ test.describe('dark scheme contrast', () => {
   test.use({ colorScheme: 'dark' })
   test('the primary button and the active tab reach 4.5:1', async ({ page }) => {
     await page.goto('/query?dataset=dns&range=7d&filter=rcode = 3')
-    const colours = (selector: string) => page.locator(selector).first().evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor])
+    const colours = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor])
     for (const [what, selector] of [
       ['Run button', 'form[aria-label="Query"] button[type="submit"]'],
       ['active dataset tab', 'nav[aria-label="Datasets"] a[aria-current="page"]'],

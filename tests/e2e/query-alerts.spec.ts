@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test'
 
 test('set, show, change and remove a saved view’s alert condition', async ({ page }) => {
   const name = `Server errors ${randomUUID().slice(0, 8)}`
-  await page.goto('/query?dataset=requests&range=24h&filter=route LIKE \'/api/%\'')
+  await page.goto("/query?dataset=requests&range=24h&filter=route LIKE '/api/%'")
   const save = page.getByRole('form', { name: 'Save this view' })
   await save.getByRole('textbox', { name: 'Name of the saved view' }).fill(name)
   await save.getByRole('button', { name: 'Save view' }).click()
@@ -27,7 +27,9 @@ test('set, show, change and remove a saved view’s alert condition', async ({ p
   await form.getByLabel('Over the last (minutes)').fill('15')
 
   const axe = await new AxeBuilder({ page }).analyze()
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`)).toEqual([])
+  expect(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`),
+  ).toEqual([])
 
   await form.getByLabel('Over the last (minutes)').press('Enter')
   await expect(row.getByTestId('condition')).toHaveText('Error rate above 5 % over the last 15 min')

@@ -29,9 +29,23 @@ test.describe.configure({ mode: 'serial' })
 test.beforeAll(async ({ playwright }) => {
   const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = [...NOW, ...BEFORE]
-    .map((r, i) => JSON.stringify({ Datetime: new Date(r.time).toISOString(), Action: r.action, HTTPHost: HOST, HTTPStatusCode: r.status, HTTPMethod: 'GET', RequestID: `${RUN}-${i}`, URL: `https://${HOST}/${i}`, Email: 'compare@example.com' }))
+    .map((r, i) =>
+      JSON.stringify({
+        Datetime: new Date(r.time).toISOString(),
+        Action: r.action,
+        HTTPHost: HOST,
+        HTTPStatusCode: r.status,
+        HTTPMethod: 'GET',
+        RequestID: `${RUN}-${i}`,
+        URL: `https://${HOST}/${i}`,
+        Email: 'compare@example.com',
+      }),
+    )
     .join('\n')
-  const res = await request.post('/query/ingest/http', { headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' }, data: batch })
+  const res = await request.post('/query/ingest/http', {
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' },
+    data: batch,
+  })
   expect(res.status(), await res.text()).toBe(200)
   expect(await res.json()).toMatchObject({ inserted: NOW.length + BEFORE.length, malformed: 0 })
   await request.dispose()

@@ -38,7 +38,13 @@ for (const scheme of ['light', 'dark'] as const) {
     })
 
     test('390 px: after a run the form collapses and the results come first; a tap on the histogram narrows the range', async ({ browser }) => {
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, colorScheme: scheme, storageState: test.info().project.use.storageState as never })
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        hasTouch: true,
+        isMobile: true,
+        colorScheme: scheme,
+        storageState: test.info().project.use.storageState as never,
+      })
       const page = await context.newPage()
       await page.goto('/query?dataset=requests')
       // No query yet in the link: the form is open.
@@ -134,7 +140,10 @@ test('the export follows the page’s sort', async ({ page, request }) => {
   const href = await page.locator('a[href*="format=ndjson"]').first().getAttribute('href')
   expect(href).toContain('sort=duration_ms')
   const res = await request.get(href!)
-  const durations = (await res.text()).trim().split('\n').map((l) => JSON.parse(l).duration_ms as number)
+  const durations = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).duration_ms as number)
   expect(durations.length).toBeGreaterThan(25)
   expect(durations).toEqual([...durations].sort((a, b) => a - b))
 })

@@ -18,7 +18,7 @@ const ROWS = Array.from({ length: 60 }, (_, i) => {
   const action = i % 5 === 0 ? 'block' : i % 7 === 0 ? 'bypass' : 'allow'
   return { time: BASE + i * 7 * 60_000, action, status: action === 'block' ? 403 : i % 11 === 0 ? 502 : 200, method: i % 4 === 0 ? 'POST' : 'GET' }
 })
-const tally = <T,>(values: T[]) => values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<T, number>())
+const tally = <T>(values: T[]) => values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<T, number>())
 const fmt = (n: number) => new Intl.NumberFormat('en').format(n)
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(2).replace(/(\.\d{2}\d*?)0+$/, '$1')} %`
 // The filter is on the policy: a column the rollup keeps at full grain, so its own facet and
@@ -35,9 +35,22 @@ test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
   const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r, i) =>
-    JSON.stringify({ Datetime: new Date(r.time).toISOString(), Action: r.action, HTTPHost: HOST, PolicyName: POLICY, HTTPStatusCode: r.status, HTTPMethod: r.method, RequestID: `${RUN}-${i}`, URL: `https://${HOST}/${i}`, Email: 'facets@example.com' }),
+    JSON.stringify({
+      Datetime: new Date(r.time).toISOString(),
+      Action: r.action,
+      HTTPHost: HOST,
+      PolicyName: POLICY,
+      HTTPStatusCode: r.status,
+      HTTPMethod: r.method,
+      RequestID: `${RUN}-${i}`,
+      URL: `https://${HOST}/${i}`,
+      Email: 'facets@example.com',
+    }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', { headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' }, data: batch })
+  const res = await request.post('/query/ingest/http', {
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' },
+    data: batch,
+  })
   expect(res.status(), await res.text()).toBe(200)
   expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
   await request.dispose()
@@ -158,7 +171,9 @@ test.describe('keyboard only', () => {
         await page.keyboard.press('Tab')
         const focused = await page.evaluate(() => {
           const el = document.activeElement as HTMLElement | null
-          return el?.getAttribute('aria-label') ?? (el as HTMLSelectElement | null)?.labels?.[0]?.firstChild?.textContent?.trim() ?? el?.textContent?.trim() ?? ''
+          return (
+            el?.getAttribute('aria-label') ?? (el as HTMLSelectElement | null)?.labels?.[0]?.firstChild?.textContent?.trim() ?? el?.textContent?.trim() ?? ''
+          )
         })
         if (focused === name) return
       }

@@ -16,8 +16,25 @@ let serial = 0
 async function post(request: APIRequestContext, policy: string, n: number): Promise<string[]> {
   const now = Date.now()
   const ids = Array.from({ length: n }, () => `${policy}-${serial++}`)
-  const batch = ids.map((id, i) => JSON.stringify({ Datetime: new Date(now - (n - i) * 100).toISOString(), Action: 'allow', HTTPHost: `${policy}.e2e.test`, PolicyName: policy, HTTPStatusCode: 200, HTTPMethod: 'GET', RequestID: id, URL: `https://${policy}.e2e.test/${id}`, Email: 'live@example.com' })).join('\n')
-  const res = await request.post('/query/ingest/http', { headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' }, data: batch })
+  const batch = ids
+    .map((id, i) =>
+      JSON.stringify({
+        Datetime: new Date(now - (n - i) * 100).toISOString(),
+        Action: 'allow',
+        HTTPHost: `${policy}.e2e.test`,
+        PolicyName: policy,
+        HTTPStatusCode: 200,
+        HTTPMethod: 'GET',
+        RequestID: id,
+        URL: `https://${policy}.e2e.test/${id}`,
+        Email: 'live@example.com',
+      }),
+    )
+    .join('\n')
+  const res = await request.post('/query/ingest/http', {
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' },
+    data: batch,
+  })
   expect(res.status(), await res.text()).toBe(200)
   return ids
 }
@@ -29,7 +46,8 @@ async function axe(page: Page) {
 }
 
 const policyOf = (name: string) => `live-${name}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
-const liveUrl = (policy: string) => `/query?dataset=http&live=1&cols=datetime,action,policy_name,request_id&filter=${encodeURIComponent(`policy_name = '${policy}'`)}`
+const liveUrl = (policy: string) =>
+  `/query?dataset=http&live=1&cols=datetime,action,policy_name,request_id&filter=${encodeURIComponent(`policy_name = '${policy}'`)}`
 const tableRows = (page: Page) => page.getByTestId('rows').locator('tbody tr')
 
 test.beforeAll(() => mkdirSync(SHOTS, { recursive: true }))

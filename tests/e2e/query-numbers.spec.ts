@@ -22,7 +22,7 @@ const ROWS = Array.from({ length: 60 }, (_, i) => {
   const action = i % 5 === 0 ? 'block' : i % 7 === 0 ? 'bypass' : 'allow'
   return { time: BASE + i * 7 * 60_000, action, status: action === 'block' ? 403 : i % 11 === 0 ? 404 : 200 }
 })
-const tally = <T,>(values: T[]) => values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<T, number>())
+const tally = <T>(values: T[]) => values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<T, number>())
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 const fmt = (n: number) => new Intl.NumberFormat('en').format(n)
 
@@ -36,9 +36,21 @@ const BASE_URL = config.use!.baseURL!
 test.beforeAll(async ({ playwright }) => {
   const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r, i) =>
-    JSON.stringify({ Datetime: new Date(r.time).toISOString(), Action: r.action, HTTPHost: HOST, HTTPStatusCode: r.status, HTTPMethod: 'GET', RequestID: `${RUN}-${i}`, URL: `https://${HOST}/${i}`, Email: 'numbers@example.com' }),
+    JSON.stringify({
+      Datetime: new Date(r.time).toISOString(),
+      Action: r.action,
+      HTTPHost: HOST,
+      HTTPStatusCode: r.status,
+      HTTPMethod: 'GET',
+      RequestID: `${RUN}-${i}`,
+      URL: `https://${HOST}/${i}`,
+      Email: 'numbers@example.com',
+    }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', { headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' }, data: batch })
+  const res = await request.post('/query/ingest/http', {
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' },
+    data: batch,
+  })
   expect(res.status(), await res.text()).toBe(200)
   expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
 
@@ -52,7 +64,10 @@ test.beforeAll(async ({ playwright }) => {
 async function requestsStored(request: APIRequestContext): Promise<number> {
   const from = new Date(Date.now() - HOUR).toISOString()
   const to = new Date(Date.now() + HOUR).toISOString()
-  const res = await request.post('/query/api/query', { headers: { origin: BASE_URL }, data: { dataset: 'requests', dateFrom: from, dateTo: to, filter: `user_agent = '${AGENT}'`, limit: 1 } })
+  const res = await request.post('/query/api/query', {
+    headers: { origin: BASE_URL },
+    data: { dataset: 'requests', dateFrom: from, dateTo: to, filter: `user_agent = '${AGENT}'`, limit: 1 },
+  })
   return res.ok() ? (await res.json()).count : -1
 }
 /** A page URL: `view` is the dataset and the rest of the query string, then the filter. */
@@ -62,7 +77,8 @@ async function bars(page: Page, panel: string): Promise<Map<string, number>> {
   const items = page.getByRole('region', { name: panel }).getByRole('listitem')
   await expect(items.first()).toBeVisible()
   const out = new Map<string, number>()
-  for (const item of await items.all()) out.set((await item.getByRole('link').textContent())!, Number((await item.locator('span').last().textContent())!.replace(/,/g, '')))
+  for (const item of await items.all())
+    out.set((await item.getByRole('link').textContent())!, Number((await item.locator('span').last().textContent())!.replace(/,/g, '')))
   return out
 }
 
@@ -103,10 +119,20 @@ test('dashboard and rows: the request count and error rates of the requests made
   await expect(latency.getByTestId('error-rate')).toHaveText('0.00 %')
   // 3 of 12.
   await expect(latency.getByTestId('client-error-rate')).toHaveText('25.00 %')
-  expect(await bars(page, 'Responses by status')).toEqual(new Map([['200', HEALTHY], ['404', MISSING]]))
+  expect(await bars(page, 'Responses by status')).toEqual(
+    new Map([
+      ['200', HEALTHY],
+      ['404', MISSING],
+    ]),
+  )
 
   await page.goto(filtered('/query', filter, 'requests&range=7d&cols=time,status,route'))
   await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–12 of 12`)
   await expect(page.getByTestId('histogram-total')).toHaveText('12')
-  expect(tally(await page.getByTestId('rows').locator('td[data-col="status"]').allTextContents())).toEqual(new Map([['200', HEALTHY], ['404', MISSING]]))
+  expect(tally(await page.getByTestId('rows').locator('td[data-col="status"]').allTextContents())).toEqual(
+    new Map([
+      ['200', HEALTHY],
+      ['404', MISSING],
+    ]),
+  )
 })

@@ -8,7 +8,10 @@ const columnValues = async (page: Page, name: string) => {
   await expect(page.getByRole('columnheader', { name, exact: true })).toBeVisible() // the rows have streamed in
   const index = (await page.getByRole('columnheader').allTextContents()).indexOf(name)
   expect(index).toBeGreaterThan(0)
-  return page.getByTestId('rows').locator(`tbody tr td:nth-child(${index + 1})`).allTextContents()
+  return page
+    .getByTestId('rows')
+    .locator(`tbody tr td:nth-child(${index + 1})`)
+    .allTextContents()
 }
 
 test('row detail shows every field in full, copies a value and filters by it', async ({ page, context }) => {

@@ -36,7 +36,11 @@ test('name and save a view, then open, share, rename and delete it', async ({ pa
 
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Saved and history' }).click()
   page.once('dialog', (d) => d.accept())
-  await page.getByTestId('saved-view').filter({ hasText: renamed }).getByRole('button', { name: `Delete ${renamed}` }).click()
+  await page
+    .getByTestId('saved-view')
+    .filter({ hasText: renamed })
+    .getByRole('button', { name: `Delete ${renamed}` })
+    .click()
   await expect(page.getByTestId('saved-view').filter({ hasText: renamed })).toHaveCount(0)
 })
 

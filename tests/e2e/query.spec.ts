@@ -25,7 +25,10 @@ test('choose a dataset, set a range, apply a quick filter, page, read the SQL, e
   await expect(summary).toHaveText(/^Rows 1–100 of [\d,]+$/)
   const total = (await summary.textContent())!.match(/of ([\d,]+)/)![1]
   const decisionColumn = (await page.getByRole('columnheader').allTextContents()).indexOf('resolver_decision')
-  const decisions = await page.getByTestId('rows').locator(`tbody tr td:nth-child(${decisionColumn + 1})`).allTextContents()
+  const decisions = await page
+    .getByTestId('rows')
+    .locator(`tbody tr td:nth-child(${decisionColumn + 1})`)
+    .allTextContents()
   expect(decisions).toHaveLength(100)
   expect(decisions.every((d) => d.startsWith('blocked'))).toBe(true)
 
@@ -45,7 +48,10 @@ test('choose a dataset, set a range, apply a quick filter, page, read the SQL, e
   await expect(page.getByTestId('export')).toContainText(`Export all ${total} matching rows`)
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').getByRole('link', { name: 'CSV' }).click()])
   expect(download.suggestedFilename()).toMatch(/^dns-.*\.csv$/)
-  const csv = readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '').trim().split('\n')
+  const csv = readFileSync((await download.path())!, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split('\n')
   expect(csv[0].split(',')).toContain('resolver_decision')
   expect(csv).toHaveLength(Number(total.replace(/,/g, '')) + 1)
 
@@ -63,7 +69,7 @@ test('choose a dataset, set a range, apply a quick filter, page, read the SQL, e
 
 test('a rejected filter and an empty result are shown as such', async ({ page }) => {
   await page.goto('/query?dataset=http&range=24h')
-  await page.getByLabel('Filter (SQL WHERE fragment)').fill("secret_column = 1 OR pg_sleep(10) IS NULL")
+  await page.getByLabel('Filter (SQL WHERE fragment)').fill('secret_column = 1 OR pg_sleep(10) IS NULL')
   await page.getByRole('button', { name: 'Run' }).click()
   const error = page.getByRole('alert').filter({ hasText: 'The query was not run' })
   await expect(error).toContainText('secret_column')

@@ -90,7 +90,8 @@ test.describe('API reference', () => {
     const links = outline.getByRole('listitem').getByRole('link')
     const listed = await links.evaluateAll((as) => as.map((a) => `${a.querySelector('[data-method]')?.textContent} ${a.querySelector('code')?.textContent}`))
     expect(listed.sort()).toEqual(expected.sort())
-    for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')))) expect(href).toMatch(/^#tag\/[a-z-]+\/(GET|POST|PUT|PATCH|DELETE)\/[\w/{}.-]+$/)
+    for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute('href'))))
+      expect(href).toMatch(/^#tag\/[a-z-]+\/(GET|POST|PUT|PATCH|DELETE)\/[\w/{}.-]+$/)
     await expect(outline.getByRole('heading', { level: 2 })).toHaveCount(doc.tags.length)
     expect(chunks.held()).toBeGreaterThan(0)
 

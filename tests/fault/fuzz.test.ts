@@ -15,10 +15,37 @@ const SEED = 1307
 const RUNS_PER_OPERATION = 110
 const CONCURRENCY = 8
 
-type JsonSchema = { type?: string | string[]; enum?: unknown[]; minimum?: number; maximum?: number; items?: JsonSchema; properties?: Record<string, JsonSchema>; required?: string[]; pattern?: string }
-interface Parameter { name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: JsonSchema }
-interface OperationDoc { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, unknown>; security?: unknown[] }
-interface Case { method: string; url: string; headers: Record<string, string>; body?: string; operationId: string; path: string }
+type JsonSchema = {
+  type?: string | string[]
+  enum?: unknown[]
+  minimum?: number
+  maximum?: number
+  items?: JsonSchema
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  pattern?: string
+}
+interface Parameter {
+  name: string
+  in: 'query' | 'path' | 'header'
+  required?: boolean
+  schema: JsonSchema
+}
+interface OperationDoc {
+  operationId: string
+  parameters?: Parameter[]
+  requestBody?: { content: Record<string, { schema: JsonSchema }> }
+  responses: Record<string, unknown>
+  security?: unknown[]
+}
+interface Case {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body?: string
+  operationId: string
+  path: string
+}
 type Paths = Record<string, Record<string, OperationDoc>>
 
 const hostile = fc.constantFrom('%FF', '%E0%A4%A', '..', '%2F', '%00', "'; DROP TABLE x;--", '<script>', '{{7*7}}', 'a'.repeat(600), '../../etc/passwd', '%')
@@ -26,12 +53,21 @@ const hostile = fc.constantFrom('%FF', '%E0%A4%A', '..', '%2F', '%00', "'; DROP 
 /** A value for a JSON-schema'd parameter: mostly plausible, sometimes hostile. */
 function scalar(schema: JsonSchema = {}): fc.Arbitrary<string> {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
-  const plausible =
-    schema.enum ? fc.constantFrom(...schema.enum.map(String))
-    : type === 'integer' || type === 'number' ? fc.integer({ min: Math.max(schema.minimum ?? -5, -1e9), max: Math.min(Math.max(schema.maximum ?? 2000, schema.minimum ?? 0), 1e9) }).map(String)
-    : type === 'boolean' ? fc.constantFrom('true', 'false', '1', '0', 'yes')
-    : fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('example.com', 'contoso.com', '24.48.0.1', '2001:db8::1', 'alice.bsky.social', 'did:plc:abc', 'iPhone15,2', 'privacy'))
-  return fc.oneof({ weight: 5, arbitrary: plausible }, { weight: 2, arbitrary: fc.string({ maxLength: 40, unit: 'binary' }) }, { weight: 1, arbitrary: hostile })
+  const plausible = schema.enum
+    ? fc.constantFrom(...schema.enum.map(String))
+    : type === 'integer' || type === 'number'
+      ? fc.integer({ min: Math.max(schema.minimum ?? -5, -1e9), max: Math.min(Math.max(schema.maximum ?? 2000, schema.minimum ?? 0), 1e9) }).map(String)
+      : type === 'boolean'
+        ? fc.constantFrom('true', 'false', '1', '0', 'yes')
+        : fc.oneof(
+            fc.string({ maxLength: 20 }),
+            fc.constantFrom('example.com', 'contoso.com', '24.48.0.1', '2001:db8::1', 'alice.bsky.social', 'did:plc:abc', 'iPhone15,2', 'privacy'),
+          )
+  return fc.oneof(
+    { weight: 5, arbitrary: plausible },
+    { weight: 2, arbitrary: fc.string({ maxLength: 40, unit: 'binary' }) },
+    { weight: 1, arbitrary: hostile },
+  )
 }
 
 /** A JSON body: shaped by the schema, or any JSON, or not JSON at all. */
@@ -62,9 +98,14 @@ function casesFor(path: string, method: string, op: OperationDoc): fc.Arbitrary<
       queryValues: fc.tuple(...query.map((p) => fc.option(scalar(p.schema), { nil: undefined }))),
       extra: fc.option(fc.tuple(fc.constantFrom('x', 'debug', 'callback', '__proto__'), fc.string({ maxLength: 10 })), { nil: undefined }),
       // fast-check's option: nil one time in `freq`.
-      body: op.requestBody ? fc.option(body(jsonSchema), { nil: undefined, freq: 8 }) : fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.string({ maxLength: 50 }) }),
+      body: op.requestBody
+        ? fc.option(body(jsonSchema), { nil: undefined, freq: 8 })
+        : fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.string({ maxLength: 50 }) }),
       contentType: fc.constantFrom('application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
-      otherMethod: fc.oneof({ weight: 11, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', method === 'GET' ? 'POST' : 'GET') }),
+      otherMethod: fc.oneof(
+        { weight: 11, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', method === 'GET' ? 'POST' : 'GET') },
+      ),
     })
     .map(({ pathValues, queryValues, extra, body: payload, contentType, otherMethod }) => {
       // A raw value goes in as typed (percent-encoding errors included); otherwise it is encoded.
@@ -98,7 +139,20 @@ beforeAll(async () => {
     RATE_LIMIT_MAX: '1000000',
     UPSTREAM_RETRIES: '0',
     UPSTREAM_TIMEOUT_MS: '2000',
-    ...Object.fromEntries(['IP_API_URL', 'DOH_URL', 'APPLE_GDMF_URL', 'SOFA_FEED_URL', 'MS_LOGIN_URL', 'MS_GRAPH_URL', 'PDS_URL', 'PLC_URL', 'BETTERSTACK_API_URL', 'GHOST_URL'].map((k) => [k, u])),
+    ...Object.fromEntries(
+      [
+        'IP_API_URL',
+        'DOH_URL',
+        'APPLE_GDMF_URL',
+        'SOFA_FEED_URL',
+        'MS_LOGIN_URL',
+        'MS_GRAPH_URL',
+        'PDS_URL',
+        'PLC_URL',
+        'BETTERSTACK_API_URL',
+        'GHOST_URL',
+      ].map((k) => [k, u]),
+    ),
     MTA_STS_URL_TEMPLATE: `${u}/mta-sts/{domain}`,
     GHOST_CONTENT_API_KEY: 'fuzzcontentkey0000000000',
     BETTERSTACK_API_TOKEN: 'fuzz',
@@ -149,7 +203,12 @@ describe('schema-driven fuzz', () => {
         }
       }),
     )
-    report('schema-driven fuzz', { requests: cases.length, operations: new Set(cases.map((c) => c.operationId)).size, statuses: Object.fromEntries([...statuses].sort()), problems: problems.length })
+    report('schema-driven fuzz', {
+      requests: cases.length,
+      operations: new Set(cases.map((c) => c.operationId)).size,
+      statuses: Object.fromEntries([...statuses].sort()),
+      problems: problems.length,
+    })
     expect(problems.slice(0, 20)).toEqual([])
     expect(cases.length).toBeGreaterThanOrEqual(3000)
     expect(statuses.get(500) ?? 0).toBe(0)

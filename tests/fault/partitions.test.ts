@@ -29,7 +29,14 @@ beforeAll(async () => {
   await database.migrate()
   key = await createTestKey('fault-partitions')
   jwks = await startJwksServer([key])
-  app = await startApp({ DATABASE_URL, ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER, RATE_LIMIT_MAX: '1000000', QUERY_MAX_RANGE_DAYS: '1000' })
+  app = await startApp({
+    DATABASE_URL,
+    ACCESS_JWKS_URL: jwks.url,
+    ACCESS_AUDIENCE: TEST_AUDIENCE,
+    ACCESS_ISSUER: TEST_ISSUER,
+    RATE_LIMIT_MAX: '1000000',
+    QUERY_MAX_RANGE_DAYS: '1000',
+  })
 })
 
 afterAll(async () => {
@@ -43,7 +50,9 @@ afterAll(async () => {
 describe('partition maintenance beside readers', () => {
   it('drains, drops and creates day partitions in a loop for 30 s while dashboards and queries answer without a 500', async () => {
     const now = Date.now()
-    const dateFrom = dayOf(now - 800 * DAY_MS).toISOString().slice(0, 10)
+    const dateFrom = dayOf(now - 800 * DAY_MS)
+      .toISOString()
+      .slice(0, 10)
     const dateTo = dayOf(now).toISOString().slice(0, 10)
     const statuses = new Map<number | string, number>()
     const bodies500: string[] = []
@@ -78,7 +87,12 @@ describe('partition maintenance beside readers', () => {
       const old = now - (400 + i) * DAY_MS
       try {
         // A row of a day nobody created: it lands in the default partitions (rows and rollup).
-        await insertWithRollup(database.db, 'requests', [{ time: new Date(old), requestId: randomUUID(), method: 'GET', route: '/api/fault', query: '', status: 200, durationMs: 1 }], ['request_id', 'time'])
+        await insertWithRollup(
+          database.db,
+          'requests',
+          [{ time: new Date(old), requestId: randomUUID(), method: 'GET', route: '/api/fault', query: '', status: 200, durationMs: 1 }],
+          ['request_id', 'time'],
+        )
         counts.drained += (await maintainPartitions(database.db)).drained
         counts.dropped += (await dropExpiredPartitions(database.db, { now: new Date(old + 100 * DAY_MS) })).length
         const ahead = await maintainPartitions(database.db, { now: new Date(now + (40 + i) * DAY_MS), daysAhead: 0 })
@@ -94,9 +108,23 @@ describe('partition maintenance beside readers', () => {
     await Promise.all(inflight)
 
     // Conflicts the server met and retried (lib/query/service.ts logs each one).
-    const retried = app.logs().split('\n').filter((l) => l.includes('query met a transient database conflict')).length
-    const unhandled = app.logs().split('\n').filter((l) => l.includes('unhandled error')).map((l) => l.slice(0, 600))
-    report('partition maintenance beside readers', { ...counts, requests: sent, statuses: Object.fromEntries(statuses), retryAfterMissing, queryConflictsRetried: retried, unhandled })
+    const retried = app
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('query met a transient database conflict')).length
+    const unhandled = app
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('unhandled error'))
+      .map((l) => l.slice(0, 600))
+    report('partition maintenance beside readers', {
+      ...counts,
+      requests: sent,
+      statuses: Object.fromEntries(statuses),
+      retryAfterMissing,
+      queryConflictsRetried: retried,
+      unhandled,
+    })
     expect(counts.rounds).toBeGreaterThan(5)
     expect(counts.drained).toBeGreaterThan(0)
     expect(counts.dropped).toBeGreaterThan(0)

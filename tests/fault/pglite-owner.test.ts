@@ -21,7 +21,11 @@ afterAll(() => rmSync(base, { recursive: true, force: true }))
 function npmRun(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
   const t0 = Date.now()
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } as unknown as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('npm', ['run', '--silent', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } as unknown as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout!.on('data', (d: Buffer) => (output += d))
     child.stderr!.on('data', (d: Buffer) => (output += d))
@@ -74,7 +78,14 @@ describe('two processes on one PGlite directory', () => {
       const health = await fetch(`${first.url}/api/health`)
       expect(health.status).toBe(200)
       expect((await health.json()).checks.database.status).toBe('ok')
-      report('second owner of a PGlite directory', { secondServerMs: second.ms, jobExit: job.code, jobMs: job.ms, seedExit: seed.code, seedMs: seed.ms, answeredByHolder: sent })
+      report('second owner of a PGlite directory', {
+        secondServerMs: second.ms,
+        jobExit: job.code,
+        jobMs: job.ms,
+        seedExit: seed.code,
+        seedMs: seed.ms,
+        answeredByHolder: sent,
+      })
     } finally {
       await first.stop()
     }
@@ -83,7 +94,9 @@ describe('two processes on one PGlite directory', () => {
     // The directory opens (no corruption) with every request-log row of the holder.
     const database = await createDatabase({ PGLITE_DIR: dir })
     try {
-      const { rows } = (await database.db.execute(sql`SELECT count(*)::int AS n FROM request_log WHERE user_agent = ${userAgent}`)) as unknown as { rows: { n: number }[] }
+      const { rows } = (await database.db.execute(sql`SELECT count(*)::int AS n FROM request_log WHERE user_agent = ${userAgent}`)) as unknown as {
+        rows: { n: number }[]
+      }
       expect(rows[0].n).toBe(sent)
     } finally {
       await database.close()

@@ -34,7 +34,11 @@ describe.each(['cut', 'hang'] as const)('Postgres %s under load', (fault) => {
       // The fault starts once the log has caught up: a cut while an insert is in flight can lose
       // its acknowledgement after the commit, and the retry then writes those rows twice until the
       // write is idempotent by request id (a unique key with ON CONFLICT DO NOTHING, being added).
-      await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= healthy.answered, 30_000)
+      await pollUntil(
+        () => requestLogRows(userAgent),
+        (r) => r.rows >= healthy.answered,
+        30_000,
+      )
       if (fault === 'cut') db.proxy.cut()
       else db.proxy.hang()
       const faulted = stats(await load(app, userAgent, 5000))
@@ -42,7 +46,11 @@ describe.each(['cut', 'hang'] as const)('Postgres %s under load', (fault) => {
       const health = await healthRes.json()
       db.proxy.restore()
       const answered = healthy.answered + faulted.answered + 1 // the health request is logged too
-      const logged = await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= answered - 1, 60_000)
+      const logged = await pollUntil(
+        () => requestLogRows(userAgent),
+        (r) => r.rows >= answered - 1,
+        60_000,
+      )
       report(`postgres ${fault}`, {
         healthyRequests: healthy.answered,
         healthyP99Ms: Math.round(healthy.p99),
@@ -94,9 +102,25 @@ describe('SIGTERM while Postgres hangs', () => {
 
       app = await startApp(env)
       const answered = before.answered + during.answered
-      const logged = await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= answered, 60_000)
-      const left = await pollUntil(async () => readdirSync(spool).filter((f) => f.endsWith('.ndjson')), (files) => files.length === 0, 10_000)
-      report('sigterm with postgres hung', { answered, exitCode: code, exitMs, spoolFiles: spooled.length, rowsAfterReplay: logged.rows, duplicateIds: logged.duplicateIds, spoolFilesAfter: left.length })
+      const logged = await pollUntil(
+        () => requestLogRows(userAgent),
+        (r) => r.rows >= answered,
+        60_000,
+      )
+      const left = await pollUntil(
+        async () => readdirSync(spool).filter((f) => f.endsWith('.ndjson')),
+        (files) => files.length === 0,
+        10_000,
+      )
+      report('sigterm with postgres hung', {
+        answered,
+        exitCode: code,
+        exitMs,
+        spoolFiles: spooled.length,
+        rowsAfterReplay: logged.rows,
+        duplicateIds: logged.duplicateIds,
+        spoolFilesAfter: left.length,
+      })
       expect(before.failures + during.failures).toBe(0)
       expect(code).toBe(0)
       expect(exitMs).toBeLessThan(GRACE_MS + FLUSH_DEADLINE_MS + 2000)
@@ -128,7 +152,14 @@ describe('Logpush ingest while Postgres is down or hangs', () => {
       const refused = await ingest()
       db.proxy.restore()
       const stored = await pollUntil(ingest, (r) => r.status === 200, 30_000, 1000)
-      report(`ingest with postgres ${fault}`, { status: refused.status, retryAfter: refused.retryAfter, ms: refused.ms, deadlineMs: DEADLINE_MS, afterRestore: stored.status, inserted: stored.body.inserted })
+      report(`ingest with postgres ${fault}`, {
+        status: refused.status,
+        retryAfter: refused.retryAfter,
+        ms: refused.ms,
+        deadlineMs: DEADLINE_MS,
+        afterRestore: stored.status,
+        inserted: stored.body.inserted,
+      })
       expect(refused.status).toBe(503)
       expect(refused.retryAfter).toBe('30')
       expect(refused.body.error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('Retry after 30 seconds') })

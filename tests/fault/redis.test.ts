@@ -30,7 +30,12 @@ describe.each(['cut', 'hang'] as const)('Redis %s under load', (fault) => {
   beforeAll(async () => {
     const store = await proxied(REDIS_URL)
     proxy = store.proxy
-    app = await startApp({ REDIS_URL: store.url, RATE_LIMIT_TIMEOUT_MS: String(STORE_TIMEOUT_MS), RATE_LIMIT_MAX: '1000000', TRUSTED_IP_HEADER: 'x-forwarded-for' })
+    app = await startApp({
+      REDIS_URL: store.url,
+      RATE_LIMIT_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
+      RATE_LIMIT_MAX: '1000000',
+      TRUSTED_IP_HEADER: 'x-forwarded-for',
+    })
   })
   afterAll(async () => {
     await app.stop()
@@ -48,7 +53,11 @@ describe.each(['cut', 'hang'] as const)('Redis %s under load', (fault) => {
     const afterOpen = stats(faulted.samples.filter((s) => s.at - s.ms > faultStart + 1500))
     const whileDown = await health(app)
     proxy.restore()
-    const closed = await pollUntil(() => health(app), (h) => h.checks.rateLimitStore.breaker.state === 'closed', 15_000)
+    const closed = await pollUntil(
+      () => health(app),
+      (h) => h.checks.rateLimitStore.breaker.state === 'closed',
+      15_000,
+    )
 
     // Limiting resumes in the store: a fresh client's count is in Redis.
     const ip = `203.0.113.${1 + Math.floor(Math.random() * 250)}`

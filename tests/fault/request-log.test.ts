@@ -86,108 +86,133 @@ function probeLiveness(app: RunningApp) {
 }
 
 describe('request log journal under faults', () => {
-  it('kill -9 under load with Postgres up: after a restart, every request answered outside the group-commit window has exactly one row', { timeout: 120_000 }, async () => {
-    const spool = newSpoolDir()
-    const env = { DATABASE_URL, RATE_LIMIT_MAX: '1000000', REQUEST_LOG_SPOOL_DIR: spool }
-    const userAgent = `fault-journal-kill-${randomUUID()}`
-    let app = await startApp(env)
-    try {
-      await warmUp(app)
-      const loading = load(app, userAgent, 5000)
-      await sleep(4000)
-      const killedAt = Date.now()
-      app.signal('SIGKILL')
-      await app.exited
-      const samples = (await loading).filter((s) => !s.error && s.status > 0)
-      const answered = stats(samples)
-      app = await startApp(env)
-      const durable = samples.filter((s) => s.at <= killedAt - WINDOW_MS)
-      const logged = await pollUntil(() => requestLogRows(userAgent), (r) => durable.every((s) => r.ids.has(s.requestId!)), 30_000)
-      const missing = durable.filter((s) => !logged.ids.has(s.requestId!))
-      const lostInWindow = samples.filter((s) => s.at > killedAt - WINDOW_MS && !logged.ids.has(s.requestId!))
-      report('journal kill -9', { requestsPerS: Math.round(rate(samples)), answered: answered.answered, beforeWindow: durable.length, missingOutsideWindow: missing.length, lostInsideWindow: lostInWindow.length, windowMs: WINDOW_MS, rows: logged.rows, duplicateIds: logged.duplicateIds })
-      expectLoad(rate(samples))
-      expect(answered.failures).toBe(0)
-      expect(missing).toEqual([])
-      expect(logged.duplicateIds).toBe(0)
-      // Nothing invented: at most the answered requests, plus the ones in flight at the kill (one per
-      // connection) whose answer the server had written and journaled but the client never received.
-      expect(logged.rows).toBeLessThanOrEqual(samples.length + CONNECTIONS)
-    } finally {
-      await app.stop()
-    }
-  })
+  it(
+    'kill -9 under load with Postgres up: after a restart, every request answered outside the group-commit window has exactly one row',
+    { timeout: 120_000 },
+    async () => {
+      const spool = newSpoolDir()
+      const env = { DATABASE_URL, RATE_LIMIT_MAX: '1000000', REQUEST_LOG_SPOOL_DIR: spool }
+      const userAgent = `fault-journal-kill-${randomUUID()}`
+      let app = await startApp(env)
+      try {
+        await warmUp(app)
+        const loading = load(app, userAgent, 5000)
+        await sleep(4000)
+        const killedAt = Date.now()
+        app.signal('SIGKILL')
+        await app.exited
+        const samples = (await loading).filter((s) => !s.error && s.status > 0)
+        const answered = stats(samples)
+        app = await startApp(env)
+        const durable = samples.filter((s) => s.at <= killedAt - WINDOW_MS)
+        const logged = await pollUntil(
+          () => requestLogRows(userAgent),
+          (r) => durable.every((s) => r.ids.has(s.requestId!)),
+          30_000,
+        )
+        const missing = durable.filter((s) => !logged.ids.has(s.requestId!))
+        const lostInWindow = samples.filter((s) => s.at > killedAt - WINDOW_MS && !logged.ids.has(s.requestId!))
+        report('journal kill -9', {
+          requestsPerS: Math.round(rate(samples)),
+          answered: answered.answered,
+          beforeWindow: durable.length,
+          missingOutsideWindow: missing.length,
+          lostInsideWindow: lostInWindow.length,
+          windowMs: WINDOW_MS,
+          rows: logged.rows,
+          duplicateIds: logged.duplicateIds,
+        })
+        expectLoad(rate(samples))
+        expect(answered.failures).toBe(0)
+        expect(missing).toEqual([])
+        expect(logged.duplicateIds).toBe(0)
+        // Nothing invented: at most the answered requests, plus the ones in flight at the kill (one per
+        // connection) whose answer the server had written and journaled but the client never received.
+        expect(logged.rows).toBeLessThanOrEqual(samples.length + CONNECTIONS)
+      } finally {
+        await app.stop()
+      }
+    },
+  )
 
-  it('a 90 s Postgres cut under load: no failed request, liveness answers every second, one row per answered request within 60 s of the restore', { timeout: 240_000 }, async () => {
-    const CUT_MS = 90_000
-    const db = await proxied(DATABASE_URL)
-    const app = await startApp({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '1000000', REQUEST_LOG_SPOOL_DIR: newSpoolDir() })
-    const userAgent = `fault-journal-cut-${randomUUID()}`
-    try {
-      const probe = probeLiveness(app)
-      const loading = load(app, userAgent, 3000 + CUT_MS + 8000)
-      await sleep(3000)
-      db.proxy.cut()
-      const cutAt = Date.now()
-      await sleep(CUT_MS)
-      const health = await (await fetch(`${app.url}/api/health`)).json()
-      db.proxy.restore()
-      const restoredAt = Date.now()
-      // Catch-up: nothing older than the restore waits in the journal any more (health's oldest
-      // entry), while the load continues.
-      let caughtUpMs: number | null = null
-      const catchUp = (async () => {
-        while (Date.now() - restoredAt < 60_000) {
-          const h = await (await fetch(`${app.url}/api/health`)).json()
-          const oldest = h.checks.requestLog?.requestLog?.spool?.oldestEntryAt
-          if (oldest === null || (oldest && Date.parse(oldest) > restoredAt)) {
-            caughtUpMs = Date.now() - restoredAt
-            return
+  it(
+    'a 90 s Postgres cut under load: no failed request, liveness answers every second, one row per answered request within 60 s of the restore',
+    { timeout: 240_000 },
+    async () => {
+      const CUT_MS = 90_000
+      const db = await proxied(DATABASE_URL)
+      const app = await startApp({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '1000000', REQUEST_LOG_SPOOL_DIR: newSpoolDir() })
+      const userAgent = `fault-journal-cut-${randomUUID()}`
+      try {
+        const probe = probeLiveness(app)
+        const loading = load(app, userAgent, 3000 + CUT_MS + 8000)
+        await sleep(3000)
+        db.proxy.cut()
+        const cutAt = Date.now()
+        await sleep(CUT_MS)
+        const health = await (await fetch(`${app.url}/api/health`)).json()
+        db.proxy.restore()
+        const restoredAt = Date.now()
+        // Catch-up: nothing older than the restore waits in the journal any more (health's oldest
+        // entry), while the load continues.
+        let caughtUpMs: number | null = null
+        const catchUp = (async () => {
+          while (Date.now() - restoredAt < 60_000) {
+            const h = await (await fetch(`${app.url}/api/health`)).json()
+            const oldest = h.checks.requestLog?.requestLog?.spool?.oldestEntryAt
+            if (oldest === null || (oldest && Date.parse(oldest) > restoredAt)) {
+              caughtUpMs = Date.now() - restoredAt
+              return
+            }
+            await sleep(250)
           }
-          await sleep(250)
-        }
-      })()
-      const samples = await loading
-      const liveness = await probe.stop()
-      await catchUp
-      const all = stats(samples)
-      const ids = new Set(samples.filter((s) => !s.error).map((s) => s.requestId))
-      const logged = await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= all.answered, Math.max(1000, restoredAt + 60_000 - Date.now()))
-      const storedWithin = Date.now() - restoredAt
-      const during = samples.filter((s) => s.at >= cutAt && s.at < restoredAt)
-      report('journal postgres cut 90 s', {
-        requestsPerS: Math.round(rate(samples)),
-        requestsPerSDuringCut: Math.round(rate(during)),
-        answered: all.answered,
-        failures: all.failures,
-        p99Ms: Math.round(all.p99),
-        livenessMaxGapMs: liveness.maxGapMs,
-        livenessMaxGapSinceRestoreMs: liveness.maxGapAt - restoredAt,
-        livenessFailures: liveness.failures,
-        journalAtRestore: health.checks.requestLog?.requestLog?.spool,
-        shipperLagAtRestoreMs: health.checks.requestLog?.requestLog?.shipper?.lagMs,
-        caughtUpMs,
-        rows: logged.rows,
-        storedWithinMs: storedWithin,
-        duplicateIds: logged.duplicateIds,
-      })
-      expectLoad(rate(samples))
-      expect(all.failures).toBe(0)
-      expect(liveness.failures).toBe(0)
-      expect(liveness.maxGapMs).toBeLessThanOrEqual(1000)
-      expect(health.checks.requestLog.requestLog.spool.state).toBe('on')
-      expect(health.checks.requestLog.requestLog.shipper.lagMs).toBeGreaterThan(CUT_MS / 2)
-      expect(caughtUpMs).not.toBeNull()
-      expect(caughtUpMs!).toBeLessThan(15_000)
-      expect(logged.rows).toBe(all.answered)
-      expect(logged.duplicateIds).toBe(0)
-      expect(storedWithin).toBeLessThanOrEqual(60_000)
-      expect([...logged.ids].every((id) => ids.has(id))).toBe(true)
-    } finally {
-      await app.stop()
-      await db.proxy.close()
-    }
-  })
+        })()
+        const samples = await loading
+        const liveness = await probe.stop()
+        await catchUp
+        const all = stats(samples)
+        const ids = new Set(samples.filter((s) => !s.error).map((s) => s.requestId))
+        const logged = await pollUntil(
+          () => requestLogRows(userAgent),
+          (r) => r.rows >= all.answered,
+          Math.max(1000, restoredAt + 60_000 - Date.now()),
+        )
+        const storedWithin = Date.now() - restoredAt
+        const during = samples.filter((s) => s.at >= cutAt && s.at < restoredAt)
+        report('journal postgres cut 90 s', {
+          requestsPerS: Math.round(rate(samples)),
+          requestsPerSDuringCut: Math.round(rate(during)),
+          answered: all.answered,
+          failures: all.failures,
+          p99Ms: Math.round(all.p99),
+          livenessMaxGapMs: liveness.maxGapMs,
+          livenessMaxGapSinceRestoreMs: liveness.maxGapAt - restoredAt,
+          livenessFailures: liveness.failures,
+          journalAtRestore: health.checks.requestLog?.requestLog?.spool,
+          shipperLagAtRestoreMs: health.checks.requestLog?.requestLog?.shipper?.lagMs,
+          caughtUpMs,
+          rows: logged.rows,
+          storedWithinMs: storedWithin,
+          duplicateIds: logged.duplicateIds,
+        })
+        expectLoad(rate(samples))
+        expect(all.failures).toBe(0)
+        expect(liveness.failures).toBe(0)
+        expect(liveness.maxGapMs).toBeLessThanOrEqual(1000)
+        expect(health.checks.requestLog.requestLog.spool.state).toBe('on')
+        expect(health.checks.requestLog.requestLog.shipper.lagMs).toBeGreaterThan(CUT_MS / 2)
+        expect(caughtUpMs).not.toBeNull()
+        expect(caughtUpMs!).toBeLessThan(15_000)
+        expect(logged.rows).toBe(all.answered)
+        expect(logged.duplicateIds).toBe(0)
+        expect(storedWithin).toBeLessThanOrEqual(60_000)
+        expect([...logged.ids].every((id) => ids.has(id))).toBe(true)
+      } finally {
+        await app.stop()
+        await db.proxy.close()
+      }
+    },
+  )
 
   it('SIGTERM 60 s into an outage: exit 0 within the grace period, every row once after a restart', { timeout: 180_000 }, async () => {
     const GRACE_MS = 10_000
@@ -210,10 +235,29 @@ describe('request log journal under faults', () => {
       const onDisk = segments(spool).length
       db.proxy.restore()
       app = await startApp(env)
-      const logged = await pollUntil(() => requestLogRows(userAgent), (r) => r.rows >= answered.length, 60_000)
-      const left = await pollUntil(async () => segments(spool), (files) => files.length === 0, 10_000)
+      const logged = await pollUntil(
+        () => requestLogRows(userAgent),
+        (r) => r.rows >= answered.length,
+        60_000,
+      )
+      const left = await pollUntil(
+        async () => segments(spool),
+        (files) => files.length === 0,
+        10_000,
+      )
       const ids = new Set(answered.map((s) => s.requestId))
-      report('journal sigterm 60 s into an outage', { requestsPerS: Math.round(rate(answered)), answered: answered.length, failures: stats(samples).failures, exitCode: code, exitMs, graceMs: GRACE_MS, segmentsOnDisk: onDisk, rows: logged.rows, duplicateIds: logged.duplicateIds, segmentsAfter: left.length })
+      report('journal sigterm 60 s into an outage', {
+        requestsPerS: Math.round(rate(answered)),
+        answered: answered.length,
+        failures: stats(samples).failures,
+        exitCode: code,
+        exitMs,
+        graceMs: GRACE_MS,
+        segmentsOnDisk: onDisk,
+        rows: logged.rows,
+        duplicateIds: logged.duplicateIds,
+        segmentsAfter: left.length,
+      })
       expectLoad(rate(answered))
       expect(stats(samples).failures).toBe(0)
       expect(code).toBe(0)

@@ -46,7 +46,12 @@ describe('SIGTERM with slow requests in flight', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 20 })
     const inflight = Array.from({ length: 10 }, (_, i) => get(`${app.url}/api/ipcheck?ip=24.48.2.${i + 1}`, agent))
     // All ten are in flight: the server has passed each to the (slow) upstream.
-    await pollUntil(async () => upstream.requests.filter((r) => r.path.startsWith('/json/24.48.2.')).length, (n) => n === 10, 20_000, 20)
+    await pollUntil(
+      async () => upstream.requests.filter((r) => r.path.startsWith('/json/24.48.2.')).length,
+      (n) => n === 10,
+      20_000,
+      20,
+    )
     const t0 = Date.now()
     app.signal('SIGTERM')
     await sleep(100)
@@ -57,7 +62,14 @@ describe('SIGTERM with slow requests in flight', () => {
     const answers = await Promise.all(inflight)
     const code = await app.exited
     const exitMs = Date.now() - t0
-    report('sigterm with slow requests', { inflight: answers.length, ok: answers.filter((a) => a.status === 200).length, connectionClose: answers.filter((a) => a.connection === 'close').length, newConnectionRefused: refused, exitCode: code, exitMs })
+    report('sigterm with slow requests', {
+      inflight: answers.length,
+      ok: answers.filter((a) => a.status === 200).length,
+      connectionClose: answers.filter((a) => a.connection === 'close').length,
+      newConnectionRefused: refused,
+      exitCode: code,
+      exitMs,
+    })
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
     expect(answers.every((a) => JSON.parse(a.body).result?.startsWith('24.48.2.'))).toBe(true)
     expect(answers.every((a) => a.connection === 'close')).toBe(true)
@@ -71,7 +83,12 @@ describe('SIGTERM with slow requests in flight', () => {
     const app = await startApp({ IP_API_URL: upstream.url, DOH_URL: doh.url, UPSTREAM_RETRIES: '0', SHUTDOWN_GRACE_MS: '300' })
     const agent = new Agent({ keepAlive: true })
     const inflight = Array.from({ length: 3 }, (_, i) => get(`${app.url}/api/ipcheck?ip=24.48.3.${i + 1}`, agent).catch((error: Error) => error))
-    await pollUntil(async () => upstream.requests.filter((r) => r.path.startsWith('/json/24.48.3.')).length, (n) => n === 3, 20_000, 20)
+    await pollUntil(
+      async () => upstream.requests.filter((r) => r.path.startsWith('/json/24.48.3.')).length,
+      (n) => n === 3,
+      20_000,
+      20,
+    )
     const t0 = Date.now()
     app.signal('SIGTERM')
     const code = await app.exited
@@ -89,7 +106,12 @@ describe('SIGTERM with slow requests in flight', () => {
     const app = await startApp({ IP_API_URL: upstream.url, DOH_URL: doh.url, UPSTREAM_RETRIES: '0' })
     const agent = new Agent({ keepAlive: true })
     const pending = get(`${app.url}/api/ipcheck?ip=24.48.4.1`, agent).catch((error: Error) => error)
-    await pollUntil(async () => upstream.requests.filter((r) => r.path === '/json/24.48.4.1').length, (n) => n === 1, 20_000, 20)
+    await pollUntil(
+      async () => upstream.requests.filter((r) => r.path === '/json/24.48.4.1').length,
+      (n) => n === 1,
+      20_000,
+      20,
+    )
     const t0 = Date.now()
     app.signal('SIGTERM')
     await sleep(50)

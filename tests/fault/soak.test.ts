@@ -56,11 +56,23 @@ let doh: Awaited<ReturnType<typeof startFakeDoh>>
 const pgliteDir = mkdtempSync(join(tmpdir(), 'soak-pglite-'))
 beforeAll(async () => {
   upstream = await startFakeUpstream((req, res) => {
-    if (req.path === '/batch') return sendJson(res, 200, (JSON.parse(req.body.toString()) as string[]).map((ip) => ({ ...sample, query: ip })), { 'X-Rl': '14', 'X-Ttl': '60' })
+    if (req.path === '/batch')
+      return sendJson(
+        res,
+        200,
+        (JSON.parse(req.body.toString()) as string[]).map((ip) => ({ ...sample, query: ip })),
+        { 'X-Rl': '14', 'X-Ttl': '60' },
+      )
     sendJson(res, 200, { ...sample, query: decodeURIComponent(req.path.replace(/^\/json\//, '')) }, { 'X-Rl': '40', 'X-Ttl': '50' })
   })
   doh = await startFakeDoh({ records: {} })
-  app = await startApp({ IP_API_URL: upstream.url, DOH_URL: doh.url, RATE_LIMIT_MAX: '100000000', NODE_OPTIONS: '--inspect=127.0.0.1:0', PGLITE_DIR: pgliteDir })
+  app = await startApp({
+    IP_API_URL: upstream.url,
+    DOH_URL: doh.url,
+    RATE_LIMIT_MAX: '100000000',
+    NODE_OPTIONS: '--inspect=127.0.0.1:0',
+    PGLITE_DIR: pgliteDir,
+  })
 })
 afterAll(async () => {
   await app.stop()
@@ -75,7 +87,12 @@ const MIX: Array<(i: number, url: string) => Promise<Response>> = [
   (_, url) => fetch(`${url}/api/policies`),
   // A few addresses, cached: the free ip-api tier allows 45 lookups a minute, and the service keeps to it.
   (i, url) => fetch(`${url}/api/ipcheck?ip=24.48.0.${i % 16}`),
-  (i, url) => fetch(`${url}/api/ipcheck`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ips: [`24.49.0.${i % 8}`, '24.49.1.1'] }) }),
+  (i, url) =>
+    fetch(`${url}/api/ipcheck`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ips: [`24.49.0.${i % 8}`, '24.49.1.1'] }),
+    }),
   (i, url) => fetch(`${url}/api/directory/convertid/${i % 2 ? 'S-1-12-1-1' : 'not-an-id'}`),
   (i, url) => fetch(`${url}/api/no/such/path/${i}`),
   (i, url) =>
@@ -101,7 +118,8 @@ describe('soak', () => {
     })()
     const load = stats(await runLoad((i) => MIX[i % MIX.length](i, app.url), { connections: 8, durationMs: DURATION_MS }))
     const failing = new Map<string, number>()
-    for (const s of load.samples) if (s.error || s.status >= 500) failing.set(`${s.status}${s.error ? ` ${s.error.slice(0, 60)}` : ''}`, (failing.get(`${s.status}`) ?? 0) + 1)
+    for (const s of load.samples)
+      if (s.error || s.status >= 500) failing.set(`${s.status}${s.error ? ` ${s.error.slice(0, 60)}` : ''}`, (failing.get(`${s.status}`) ?? 0) + 1)
     sampling = false
     await sampler
     gc.close()
@@ -109,7 +127,20 @@ describe('soak', () => {
     const last = -(WINDOW_MS / SAMPLE_EVERY_MS + 1)
     const growth = rss[rss.length - 1] - Math.min(...rss.slice(last))
     const heapGrowth = heap[heap.length - 1] - Math.min(...heap.slice(last))
-    report('soak', { requests: load.answered, failures: load.failures, p50Ms: Math.round(load.p50), p99Ms: Math.round(load.p99), rssStartMb: Math.round(rss[0]), rssMidMb: Math.round(rss[half]), rssEndMb: Math.round(rss[rss.length - 1]), rssEvery5s: rss.map(Math.round), heapAfterGcEvery5s: heap.map(Math.round), heapGrowthLast30sMb: Math.round(heapGrowth * 10) / 10, growthLast30sMb: Math.round(growth * 10) / 10, failing: Object.fromEntries(failing) })
+    report('soak', {
+      requests: load.answered,
+      failures: load.failures,
+      p50Ms: Math.round(load.p50),
+      p99Ms: Math.round(load.p99),
+      rssStartMb: Math.round(rss[0]),
+      rssMidMb: Math.round(rss[half]),
+      rssEndMb: Math.round(rss[rss.length - 1]),
+      rssEvery5s: rss.map(Math.round),
+      heapAfterGcEvery5s: heap.map(Math.round),
+      heapGrowthLast30sMb: Math.round(heapGrowth * 10) / 10,
+      growthLast30sMb: Math.round(growth * 10) / 10,
+      failing: Object.fromEntries(failing),
+    })
     expect(load.failures).toBe(0)
     expect(load.answered).toBeGreaterThan(500)
     expect(growth).toBeLessThan(RSS_GROWTH_BOUND_MB)

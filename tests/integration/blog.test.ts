@@ -32,7 +32,8 @@ describe('blog', () => {
   beforeAll(async () => {
     ghost = await startFakeGhost()
     // 20 Message Center posts besides the recorded one, for paging and the tag listing.
-    for (let i = 1; i <= 20; i++) ghost.addPost(`mc${100 + i}`, { title: `MC${100 + i}: message`, tags: [{ id: `t${i}`, name: 'M365 Message Center', slug: 'm365-message-center' }] })
+    for (let i = 1; i <= 20; i++)
+      ghost.addPost(`mc${100 + i}`, { title: `MC${100 + i}: message`, tags: [{ id: `t${i}`, name: 'M365 Message Center', slug: 'm365-message-center' }] })
     app = await startApp(ghostEnv(ghost))
     contract = await loadContract(app.url)
   })
@@ -140,7 +141,7 @@ describe('blog upstream faults', () => {
     ['status500', 502],
     ['malformed', 502],
     ['timeout', 504],
-  ])('%s from Ghost → %i, in each operation\'s error shape', async (fault, status) => {
+  ])("%s from Ghost → %i, in each operation's error shape", async (fault, status) => {
     ghost.fault = { prefix: '/ghost/api/content/', kind: fault }
     const app = await startApp(ghostEnv(ghost))
     try {

@@ -103,7 +103,16 @@ describe('GET /api/domains/{domain}', () => {
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ domain: 'febit.eu', isPlatformDomain: true, score: 100, grade: 'A', recommendations: [] })
     expect(statuses(r.body.checks)).toEqual({
-      mx: 'pass', spf: 'pass', dmarc: 'pass', dkim: 'pass', mtaSts: 'pass', tlsRpt: 'pass', bimi: 'pass', dnssec: 'pass', caa: 'pass', dane: 'pass',
+      mx: 'pass',
+      spf: 'pass',
+      dmarc: 'pass',
+      dkim: 'pass',
+      mtaSts: 'pass',
+      tlsRpt: 'pass',
+      bimi: 'pass',
+      dnssec: 'pass',
+      caa: 'pass',
+      dane: 'pass',
     })
     expect(r.body.checks.mtaSts.policy).toEqual({
       version: 'STSv1',
@@ -125,7 +134,16 @@ describe('GET /api/domains/{domain}', () => {
     expect(r.status).toBe(200)
     expect(r.body.isPlatformDomain).toBe(false)
     expect(statuses(r.body.checks)).toEqual({
-      mx: 'pass', spf: 'warn', dmarc: 'warn', dkim: 'not_found', mtaSts: 'warn', tlsRpt: 'not_found', bimi: 'not_found', dnssec: 'fail', caa: 'not_found', dane: 'not_found',
+      mx: 'pass',
+      spf: 'warn',
+      dmarc: 'warn',
+      dkim: 'not_found',
+      mtaSts: 'warn',
+      tlsRpt: 'not_found',
+      bimi: 'not_found',
+      dnssec: 'fail',
+      caa: 'not_found',
+      dane: 'not_found',
     })
     // mx 10 + spf 10 + dmarc 12.5 + mtaSts 5 of 100
     expect(r.body.score).toBe(38)
@@ -148,12 +166,17 @@ describe('GET /api/domains/{domain}', () => {
     expect(r.status).toBe(200)
     expect(r.body.isPlatformDomain).toBe(true)
     expect(r.body.checks.mx).toMatchObject({ status: 'pass', nullMx: true, records: ['0 .'] })
-    expect([r.body.checks.mtaSts.status, r.body.checks.tlsRpt.status, r.body.checks.dane.status, r.body.checks.dkim.status]).toEqual(['info', 'info', 'info', 'info'])
+    expect([r.body.checks.mtaSts.status, r.body.checks.tlsRpt.status, r.body.checks.dane.status, r.body.checks.dkim.status]).toEqual([
+      'info',
+      'info',
+      'info',
+      'info',
+    ])
     // mx 10 + spf 20 + dmarc 25 earned of 70 (DNSSEC and CAA count, the info checks do not)
     expect(r.body).toMatchObject({ score: 79, grade: 'B' })
   })
 
-  it('reports a failed lookup as that check\'s info and keeps the rest', async () => {
+  it("reports a failed lookup as that check's info and keeps the rest", async () => {
     const r = await get('/api/domains/partial.example')
     expect(r.status).toBe(200)
     expect(r.body.checks.dmarc).toMatchObject({ status: 'info', detail: 'Not checked: the TXT lookup of _dmarc.partial.example failed (SERVFAIL).' })

@@ -158,7 +158,10 @@ describe('headers and envelopes', () => {
   })
 
   it('opens public operations to any browser origin', async () => {
-    const pre = await fetch(`${app.url}/api/generate/guid`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } })
+    const pre = await fetch(`${app.url}/api/generate/guid`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     const r = await get(app, '/api/generate/guid', { origin: 'https://elsewhere.example' })

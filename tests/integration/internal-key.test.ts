@@ -38,7 +38,10 @@ describe('internal operations with rotated keys configured', () => {
   })
 
   it('grants no CORS permission to internal operations', async () => {
-    const pre = await fetch(`${app.url}${OPS[0]}`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-tc-api-key' } })
+    const pre = await fetch(`${app.url}${OPS[0]}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-tc-api-key' },
+    })
     expect(pre.headers.get('access-control-allow-origin')).toBeNull()
     const r = await post(app, OPS[0], { origin: 'https://elsewhere.example' })
     expect(r.headers.get('access-control-allow-origin')).toBeNull()

@@ -100,14 +100,25 @@ describe('GET /api/ipcheck', () => {
     expect(r.body).toMatchObject({
       result: '24.48.0.1',
       ipVersion: 4,
-      metadata: { status: 'success', country: 'Canada', city: 'Montreal', zip: 'H3G', utcOffset: -14400, as: 'AS5769 Videotron Telecom Ltee', reverse: null, hosting: false },
+      metadata: {
+        status: 'success',
+        country: 'Canada',
+        city: 'Montreal',
+        zip: 'H3G',
+        utcOffset: -14400,
+        as: 'AS5769 Videotron Telecom Ltee',
+        reverse: null,
+        hosting: false,
+      },
       contacts: ['help@example.org'],
       support: { email: 'help@example.org' },
     })
     expect(Object.keys(r.body.metadata)).toHaveLength(18)
     expect(r.body.mapsUrl.map_b).toContain('mlat=45.4995')
     const sent = upstream.requests.find((q) => q.path === '/json/24.48.0.1')!
-    expect(sent.query.get('fields')).toBe('status,message,query,country,countryCode,region,regionName,city,zip,lat,lon,timezone,offset,isp,org,as,reverse,mobile,proxy,hosting')
+    expect(sent.query.get('fields')).toBe(
+      'status,message,query,country,countryCode,region,regionName,city,zip,lat,lon,timezone,offset,isp,org,as,reverse,mobile,proxy,hosting',
+    )
     expect(sent.query.has('key')).toBe(false)
   })
 
@@ -131,7 +142,7 @@ describe('GET /api/ipcheck', () => {
     expect((await get('?ip=24.48.0.40&reverseCheck=false')).body.metadata.reverse).toBeNull()
   })
 
-  it('location=me and no parameters use the caller\'s address; location=home resolves through DNS', async () => {
+  it("location=me and no parameters use the caller's address; location=home resolves through DNS", async () => {
     const me = await get('?location=me', { 'x-forwarded-for': '24.48.0.20' })
     expect([me.status, me.body.result]).toEqual([200, '24.48.0.20'])
     const bare = await get('', { 'x-forwarded-for': '24.48.0.21' })
@@ -190,7 +201,13 @@ describe('POST /api/ipcheck', () => {
   it('answers per item and fetches the uncached addresses in one batch call', async () => {
     const r = await post({ ips: ['24.48.0.70', '10.0.0.1', 'nope', '24.48.0.71', '24.48.0.10'] })
     expect(r.status).toBe(200)
-    expect(r.body.results.map((x: { query: string; lookup: { result: string } | null; error: string | null }) => [x.query, x.lookup?.result ?? null, x.error === null])).toEqual([
+    expect(
+      r.body.results.map((x: { query: string; lookup: { result: string } | null; error: string | null }) => [
+        x.query,
+        x.lookup?.result ?? null,
+        x.error === null,
+      ]),
+    ).toEqual([
       ['24.48.0.70', '24.48.0.70', true],
       ['10.0.0.1', null, false],
       ['nope', null, false],
@@ -207,10 +224,13 @@ describe('POST /api/ipcheck', () => {
     expect(upstream.requests.filter((q) => q.path === '/batch')).toHaveLength(1)
   })
 
-  it.each([[{ ips: [] }], [{ ips: Array.from({ length: 101 }, (_, i) => `24.48.2.${i}`) }], [{ addresses: ['24.48.0.1'] }]])('refuses a bad body with 400', async (payload) => {
-    const r = await post(payload)
-    expect([r.status, r.body.status]).toEqual([400, 'error'])
-  })
+  it.each([[{ ips: [] }], [{ ips: Array.from({ length: 101 }, (_, i) => `24.48.2.${i}`) }], [{ addresses: ['24.48.0.1'] }]])(
+    'refuses a bad body with 400',
+    async (payload) => {
+      const r = await post(payload)
+      expect([r.status, r.body.status]).toEqual([400, 'error'])
+    },
+  )
 })
 
 // Redis database 7 is reserved for this suite.

@@ -94,7 +94,9 @@ beforeAll(async () => {
     await database.migrate()
     await database.db.execute(sql`TRUNCATE job_runs, job_runs_rollup, domain_checks, domain_checks_rollup RESTART IDENTITY`)
     const old = new Date(Date.now() - 3 * 86_400_000)
-    await database.db.execute(sql`INSERT INTO job_runs (started_at, ended_at, job, trigger, outcome, duration_ms) VALUES (${old.toISOString()}, ${old.toISOString()}, 'message-center-dedupe', 'cron', 'succeeded', 10)`)
+    await database.db.execute(
+      sql`INSERT INTO job_runs (started_at, ended_at, job, trigger, outcome, duration_ms) VALUES (${old.toISOString()}, ${old.toISOString()}, 'message-center-dedupe', 'cron', 'succeeded', 10)`,
+    )
   } finally {
     await database.close()
   }
@@ -102,7 +104,14 @@ beforeAll(async () => {
   accessKey = await createTestKey('jobs-test')
   jwks = await startJwksServer([accessKey])
   const access = { ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: TEST_AUDIENCE, ACCESS_ISSUER: TEST_ISSUER }
-  app = await startApp({ ...upstreamEnv, ...access, CRON_SECRET: SECRET, INTERNAL_API_KEYS: KEY, NODE_ENV: 'development', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  app = await startApp({
+    ...upstreamEnv,
+    ...access,
+    CRON_SECRET: SECRET,
+    INTERNAL_API_KEYS: KEY,
+    NODE_ENV: 'development',
+    ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }),
+  })
   unconfigured = await startApp({ ...upstreamEnv, INTERNAL_API_KEYS: KEY })
 }, 120_000)
 
@@ -130,7 +139,15 @@ describe(`cron routes (${driverName})`, () => {
 
   it('answer 401 without the bearer secret or with a wrong one, and run nothing', async () => {
     const wrongSameLength = SECRET.replace(/.$/, (c) => (c === '0' ? '1' : '0'))
-    for (const authorization of [undefined, '', SECRET, `Basic ${Buffer.from(`x:${SECRET}`).toString('base64')}`, bearer('nope'), bearer(wrongSameLength), bearer(`${SECRET}x`)]) {
+    for (const authorization of [
+      undefined,
+      '',
+      SECRET,
+      `Basic ${Buffer.from(`x:${SECRET}`).toString('base64')}`,
+      bearer('nope'),
+      bearer(wrongSameLength),
+      bearer(`${SECRET}x`),
+    ]) {
       const res = await cron('message-center-publish', authorization)
       expect(res.status, String(authorization)).toBe(401)
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
@@ -143,7 +160,8 @@ describe(`cron routes (${driverName})`, () => {
       const res = await fetch(`${app.url}/api/cron/message-center-publish`, { method, headers: { authorization: bearer() } })
       expect(res.status, method).toBe(405)
       expect(res.headers.get('allow')).toBe('GET')
-      if (method !== 'HEAD') expect(await res.json()).toEqual({ error: expect.stringContaining('cron routes answer GET'), requestId: res.headers.get('x-request-id') })
+      if (method !== 'HEAD')
+        expect(await res.json()).toEqual({ error: expect.stringContaining('cron routes answer GET'), requestId: res.headers.get('x-request-id') })
     }
     // Unknown jobs are only named to a caller holding the secret.
     expect((await cron('no-such-job')).status).toBe(401)
@@ -155,12 +173,23 @@ describe(`cron routes (${driverName})`, () => {
   it('with the secret run the job: a dry run writes nothing, a run publishes, each recorded', async () => {
     const dry = await fetch(`${app.url}/api/cron/message-center-publish?dryRun=true`, { headers: { authorization: bearer() } })
     expect(dry.status).toBe(200)
-    expect(await dry.json()).toMatchObject({ job: 'message-center-publish', trigger: 'cron', outcome: 'dry-run', counts: { scanned: 5, published: 0, pending: 5 }, error: null, recorded: true })
+    expect(await dry.json()).toMatchObject({
+      job: 'message-center-publish',
+      trigger: 'cron',
+      outcome: 'dry-run',
+      counts: { scanned: 5, published: 0, pending: 5 },
+      error: null,
+      recorded: true,
+    })
     expect(ghostWrites()).toBe(0)
 
     const res = await cron('message-center-publish', bearer())
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ outcome: 'succeeded', counts: { scanned: 5, published: 5, failed: 0 }, summary: expect.stringMatching(/5 published/) })
+    expect(await res.json()).toMatchObject({
+      outcome: 'succeeded',
+      counts: { scanned: 5, published: 5, failed: 0 },
+      summary: expect.stringMatching(/5 published/),
+    })
     expect(ghostWrites()).toBe(5)
   })
 
@@ -183,7 +212,12 @@ describe(`cron routes (${driverName})`, () => {
     const res = await cron('alerts', bearer())
     const body = await res.json()
     expect(res.status, JSON.stringify(body)).toBe(200)
-    expect(body).toMatchObject({ job: 'alerts', outcome: 'succeeded', counts: { conditions: 0, evaluated: 0, fired: 0, resolved: 0, delivered: 0, pending: 0 }, summary: expect.stringMatching(/no ALERT_WEBHOOK_URL: recorded only/) })
+    expect(body).toMatchObject({
+      job: 'alerts',
+      outcome: 'succeeded',
+      counts: { conditions: 0, evaluated: 0, fired: 0, resolved: 0, delivered: 0, pending: 0 },
+      summary: expect.stringMatching(/no ALERT_WEBHOOK_URL: recorded only/),
+    })
     expect(await queryRows('alerts')).toEqual([])
   })
 })
@@ -201,7 +235,11 @@ describe(`npm run job (${driverName})`, () => {
     const graphCalls = ms.upstream.requests.length
     const { code, stdout, stderr } = await runCli(['message-center-publish', '--dry-run'], cliEnv())
     expect(code, stderr).toBe(0)
-    expect(stdout.trim().split('\n')).toEqual([expect.stringMatching(/^message-center-publish: dry-run in \d+\.\d s: Read 5 messages, 0 published, 5 skipped, 0 failed\. Dry run: nothing was created\.$/)])
+    expect(stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^message-center-publish: dry-run in \d+\.\d s: Read 5 messages, 0 published, 5 skipped, 0 failed\. Dry run: nothing was created\.$/,
+      ),
+    ])
     expect(ms.upstream.requests.length).toBeGreaterThan(graphCalls)
     expect(ghostWrites()).toBe(writes)
   }, 90_000)
@@ -214,28 +252,29 @@ describe(`npm run job (${driverName})`, () => {
 
   // Two processes on one database need a real Postgres (one process owns a PGlite directory): this
   // test exists in the Postgres run of this file (stage integration-postgres of `npm test`).
-  if (pgUrl) it('while another process holds the job, says "already running" (exit 75) and the cron route and HTTP operation skip too', async () => {
-    const holder = new pg.Client({ connectionString: pgUrl })
-    await holder.connect()
-    try {
-      await holder.query('SELECT pg_advisory_lock(72173912, hashtext($1))', ['message-center-publish'])
-      const writes = ghostWrites()
-      const cli = await runCli(['message-center-publish'], cliEnv())
-      expect(cli.code, cli.stderr).toBe(75)
-      expect(cli.stdout.trim()).toBe('message-center-publish: already running: another run holds the lock; nothing done')
-      const viaCron = await cron('message-center-publish', bearer())
-      expect(viaCron.status).toBe(200)
-      expect(await viaCron.json()).toMatchObject({ outcome: 'skipped', summary: expect.stringMatching(/^Already running/) })
-      const viaHttp = await fetch(`${app.url}/api/office/messagecenter/publish`, { method: 'POST', headers: { 'x-tc-api-key': KEY } })
-      expect(viaHttp.status).toBe(409)
-      expect(await viaHttp.json()).toEqual({ error: expect.stringMatching(/^Already running/), requestId: expect.any(String) })
-      expect(ghostWrites()).toBe(writes)
-    } finally {
-      await holder.end()
-    }
-    // Released with the holder's session: the next start runs.
-    expect((await (await cron('message-center-publish', bearer())).json()).outcome).toBe('succeeded')
-  }, 90_000)
+  if (pgUrl)
+    it('while another process holds the job, says "already running" (exit 75) and the cron route and HTTP operation skip too', async () => {
+      const holder = new pg.Client({ connectionString: pgUrl })
+      await holder.connect()
+      try {
+        await holder.query('SELECT pg_advisory_lock(72173912, hashtext($1))', ['message-center-publish'])
+        const writes = ghostWrites()
+        const cli = await runCli(['message-center-publish'], cliEnv())
+        expect(cli.code, cli.stderr).toBe(75)
+        expect(cli.stdout.trim()).toBe('message-center-publish: already running: another run holds the lock; nothing done')
+        const viaCron = await cron('message-center-publish', bearer())
+        expect(viaCron.status).toBe(200)
+        expect(await viaCron.json()).toMatchObject({ outcome: 'skipped', summary: expect.stringMatching(/^Already running/) })
+        const viaHttp = await fetch(`${app.url}/api/office/messagecenter/publish`, { method: 'POST', headers: { 'x-tc-api-key': KEY } })
+        expect(viaHttp.status).toBe(409)
+        expect(await viaHttp.json()).toEqual({ error: expect.stringMatching(/^Already running/), requestId: expect.any(String) })
+        expect(ghostWrites()).toBe(writes)
+      } finally {
+        await holder.end()
+      }
+      // Released with the holder's session: the next start runs.
+      expect((await (await cron('message-center-publish', bearer())).json()).outcome).toBe('succeeded')
+    }, 90_000)
 })
 
 describe(`job history and health (${driverName})`, () => {
@@ -253,7 +292,9 @@ describe(`job history and health (${driverName})`, () => {
       body: JSON.stringify({ dataset: 'job_runs', dateFrom: today(), dateTo: today() }),
     })
     expect(dashboard.status).toBe(200)
-    const panel = ((await dashboard.json()) as { panels: Array<{ id: string; series?: Array<{ key: string; values: number[] }> }> }).panels.find((p) => p.id === 'runs_by_outcome')!
+    const panel = ((await dashboard.json()) as { panels: Array<{ id: string; series?: Array<{ key: string; values: number[] }> }> }).panels.find(
+      (p) => p.id === 'runs_by_outcome',
+    )!
     const total = (key: string) => panel.series!.find((s) => s.key === key)!.values.reduce((a, b) => a + b, 0)
     expect(total('succeeded')).toBeGreaterThanOrEqual(3) // publish and two domain-posture runs
     expect(total('dry_run')).toBeGreaterThanOrEqual(1)
@@ -263,7 +304,11 @@ describe(`job history and health (${driverName})`, () => {
     const res = await fetch(`${app.url}/api/health`)
     expect(res.status).toBe(200)
     const body = await res.json()
-    expect(body.jobs['message-center-publish']).toMatchObject({ schedule: '15 * * * *', lastSuccess: expect.stringMatching(new RegExp(`^${today()}`)), overdue: false })
+    expect(body.jobs['message-center-publish']).toMatchObject({
+      schedule: '15 * * * *',
+      lastSuccess: expect.stringMatching(new RegExp(`^${today()}`)),
+      overdue: false,
+    })
     expect(body.jobs['domain-posture']).toMatchObject({ lastRun: { outcome: 'succeeded' }, overdue: false })
     expect(body.jobs['message-center-dedupe']).toMatchObject({ schedule: '45 3 * * *', overdue: true, lastSuccess: expect.any(String) })
     expect(body.jobs['partition-maintenance']).toEqual({ schedule: '30 0 * * *', lastSuccess: null, lastRun: null, dueBy: null, overdue: false })

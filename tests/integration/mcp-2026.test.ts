@@ -35,7 +35,11 @@ const TOOL_NAMES = [
 const YEAR = new Date().getUTCFullYear()
 const YEAR_START = Date.UTC(YEAR, 0, 1)
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
-const didOf = (i: number) => `did:plc:${[...i.toString(32)].map((c) => B32[parseInt(c, 32)]).join('').padStart(24, 'a')}`
+const didOf = (i: number) =>
+  `did:plc:${[...i.toString(32)]
+    .map((c) => B32[parseInt(c, 32)])
+    .join('')
+    .padStart(24, 'a')}`
 
 const accounts: FakeAccount[] = Array.from({ length: REPOS }, (_, i) =>
   i < ACTIVE
@@ -43,14 +47,21 @@ const accounts: FakeAccount[] = Array.from({ length: REPOS }, (_, i) =>
         did: didOf(i),
         handle: i === 0 ? 'alice.bsky.social' : undefined,
         // One post on each of 366 days at most would be a leap year's worth; give every active account posts on many days.
-        records: { 'app.bsky.feed.post': Array.from({ length: 30 }, (_, d) => postRecord(new Date(YEAR_START + (i * 30 + d) * 86_400_000 * 0.5).toISOString())) },
+        records: {
+          'app.bsky.feed.post': Array.from({ length: 30 }, (_, d) => postRecord(new Date(YEAR_START + (i * 30 + d) * 86_400_000 * 0.5).toISOString())),
+        },
         blobs: { [`bafkrei${i}`]: 1000 + i },
       }
     : { did: didOf(i), active: false, status: 'deactivated' },
 )
 accounts[0].records!['app.bsky.feed.post'].push({
   ...postRecord(new Date(YEAR_START + 1000).toISOString()),
-  value: { $type: 'app.bsky.feed.post', text: 'pic', createdAt: new Date(YEAR_START + 1000).toISOString(), embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkrei0', 1000) }] } },
+  value: {
+    $type: 'app.bsky.feed.post',
+    text: 'pic',
+    createdAt: new Date(YEAR_START + 1000).toISOString(),
+    embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkrei0', 1000) }] },
+  },
 })
 
 const pds = createFakePds({
@@ -65,7 +76,9 @@ let pdsHost: FakeUpstream
 let app: RunningApp
 
 beforeAll(async () => {
-  doh = await startFakeUpstream((req, res) => void res.writeHead(200, { 'content-type': 'application/dns-message' }).end(answerQuery(zone, dnsPacket.decode(req.body))))
+  doh = await startFakeUpstream(
+    (req, res) => void res.writeHead(200, { 'content-type': 'application/dns-message' }).end(answerQuery(zone, dnsPacket.decode(req.body))),
+  )
   pdsHost = await startFakeUpstream((req, res) => pds.handler(req, res))
   app = await startApp({
     DOH_URL: `${doh.url}/dns-query`,
@@ -117,14 +130,24 @@ async function post(body: unknown, headers: Record<string, string>): Promise<Ans
 }
 
 /** A well-formed 2026-07-28 request: the `_meta` envelope and the matching request headers. */
-function modern(method: string, params: Record<string, unknown> = {}, options: { meta?: Record<string, unknown>; headers?: Record<string, string | null>; id?: number } = {}) {
+function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { meta?: Record<string, unknown>; headers?: Record<string, string | null>; id?: number } = {},
+) {
   const name = typeof params.name === 'string' ? params.name : undefined
-  const headers: Record<string, string | null> = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}), ...options.headers }
+  const headers: Record<string, string | null> = {
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+    ...options.headers,
+  }
   const sent = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== null)) as Record<string, string>
   return post({ jsonrpc: '2.0', id: options.id ?? 1, method, params: { ...params, _meta: { ...CLIENT_META, ...options.meta } } }, sent)
 }
 
-const callModern = (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) => modern('tools/call', { name, arguments: args }, { meta })
+const callModern = (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
+  modern('tools/call', { name, arguments: args }, { meta })
 
 /** The same tools/call from a 2025-11-25 client (stateless: no session, so no initialize needed first). */
 const callLegacy = (name: string, args: Record<string, unknown> = {}) =>
@@ -145,7 +168,12 @@ describe('2026-07-28 on /api/mcp', () => {
   })
 
   it('"All results now carry a required resultType field: \\"complete\\" for ordinary results" (changelog.mdx)', async () => {
-    for (const r of [await modern('server/discover'), await modern('tools/list'), await callModern('list_policies'), await callModern('get_pds_repos', { limit: 0 })])
+    for (const r of [
+      await modern('server/discover'),
+      await modern('tools/list'),
+      await callModern('list_policies'),
+      await callModern('get_pds_repos', { limit: 0 }),
+    ])
       expect(r.body.result.resultType, JSON.stringify(r.body)).toBe('complete')
   })
 
@@ -159,7 +187,10 @@ describe('2026-07-28 on /api/mcp', () => {
     await openapi.body?.cancel()
     const maxAge = Number(/max-age=(\d+)/.exec(openapi.headers.get('cache-control')!)![1])
     const { result } = (await modern('tools/list')).body
-    expect({ ttlMs: result.ttlMs, cacheScope: result.cacheScope }).toEqual({ ttlMs: maxAge * 1000, cacheScope: openapi.headers.get('cache-control')!.includes('public') ? 'public' : 'private' })
+    expect({ ttlMs: result.ttlMs, cacheScope: result.cacheScope }).toEqual({
+      ttlMs: maxAge * 1000,
+      cacheScope: openapi.headers.get('cache-control')!.includes('public') ? 'public' : 'private',
+    })
     const discover = (await modern('server/discover')).body.result
     expect([discover.ttlMs, discover.cacheScope]).toEqual([result.ttlMs, result.cacheScope])
   })
@@ -171,14 +202,24 @@ describe('2026-07-28 on /api/mcp', () => {
 
   it('"List endpoints (tools/list, …) no longer vary per-connection" (changelog.mdx): the same list whoever asks', async () => {
     const a = (await modern('tools/list')).body.result
-    const b = (await modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'other', version: '9' }, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }, id: 7 })).body.result
+    const b = (
+      await modern(
+        'tools/list',
+        {},
+        { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'other', version: '9' }, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }, id: 7 },
+      )
+    ).body.result
     expect(b).toEqual(a)
   })
 
   it('"Input and output schemas may use any JSON Schema 2020-12 keyword" (tools.mdx): tools/list carries the same schemas both eras list', async () => {
     const legacy = (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' })).body.result.tools
     const current = (await modern('tools/list')).body.result.tools
-    const shape = (t: { name: string; inputSchema: { properties?: object }; annotations: unknown }) => [t.name, Object.keys(t.inputSchema.properties ?? {}), t.annotations]
+    const shape = (t: { name: string; inputSchema: { properties?: object }; annotations: unknown }) => [
+      t.name,
+      Object.keys(t.inputSchema.properties ?? {}),
+      t.annotations,
+    ]
     expect(current.map(shape)).toEqual(legacy.map(shape))
   })
 
@@ -201,13 +242,21 @@ describe('2026-07-28 on /api/mcp', () => {
     })
 
     it('"servers MUST decode an encoded Mcp-Name … before comparing it": a Base64 sentinel value is accepted', async () => {
-      const r = await modern('tools/call', { name: 'list_policies', arguments: {} }, { headers: { 'mcp-name': `=?base64?${Buffer.from('list_policies').toString('base64')}?=` } })
+      const r = await modern(
+        'tools/call',
+        { name: 'list_policies', arguments: {} },
+        { headers: { 'mcp-name': `=?base64?${Buffer.from('list_policies').toString('base64')}?=` } },
+      )
       expect([r.status, r.body.result?.isError]).toEqual([200, undefined])
     })
   })
 
   it('"If the server does not implement the requested protocol version … it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions" (streamable-http.mdx)', async () => {
-    const r = await modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, headers: { 'mcp-protocol-version': '2099-01-01' } })
+    const r = await modern(
+      'tools/list',
+      {},
+      { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, headers: { 'mcp-protocol-version': '2099-01-01' } },
+    )
     expect(r.status).toBe(400)
     expect(r.body.error.code).toBe(-32022)
     expect(r.body.error.data.supported).toContain(MODERN)
@@ -222,7 +271,12 @@ describe('2026-07-28 on /api/mcp', () => {
 
   it('"Every request now carries its protocol version and client capabilities in _meta" (changelog.mdx): a request without client capabilities is refused, one with them answered', async () => {
     const without = await post(
-      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } },
+      },
       { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
     )
     expect(without.status).toBe(400)
@@ -253,7 +307,9 @@ describe('2026-07-28 on /api/mcp', () => {
     const verbose = await callModern('list_policies', {}, { 'io.modelcontextprotocol/logLevel': 'debug' })
     expect(verbose.status).toBe(200)
     expect(verbose.events.filter((e) => e.method === 'notifications/message')).toEqual([
-      expect.objectContaining({ params: expect.objectContaining({ level: 'debug', logger: 'utility-api', data: expect.objectContaining({ tool: 'list_policies', isError: false }) }) }),
+      expect.objectContaining({
+        params: expect.objectContaining({ level: 'debug', logger: 'utility-api', data: expect.objectContaining({ tool: 'list_policies', isError: false }) }),
+      }),
     ])
     expect(verbose.body.result.structuredContent).toEqual(quiet.body.result.structuredContent)
     // A level above the message's drops it again.
@@ -383,7 +439,13 @@ describe('discoverable', () => {
       name: 'test.mcp.api/utility-api',
       version: '1.1.0',
       title: 'Utility API',
-      remotes: [{ type: 'streamable-http', url: 'https://api.mcp.test/api/mcp', supportedProtocolVersions: expect.arrayContaining([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']) }],
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: 'https://api.mcp.test/api/mcp',
+          supportedProtocolVersions: expect.arrayContaining([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']),
+        },
+      ],
     })
     expect(card.name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/)
     const listed = (await modern('tools/list')).body.result.tools.map((t: { name: string; title: string }) => ({ name: t.name, title: t.title }))
@@ -448,7 +510,10 @@ describe('real clients', () => {
   // The CLI finds its own package.json by a path relative to the working directory (checked with
   // fs.existsSync) that it then imports relative to its module, so it runs from its build folder.
   const cli = async (...args: string[]) =>
-    JSON.parse((await run(process.execPath, [inspector, `${app.url}/api/mcp`, '--transport', 'http', ...args], { timeout: 30_000, cwd: path.dirname(inspector) })).stdout)
+    JSON.parse(
+      (await run(process.execPath, [inspector, `${app.url}/api/mcp`, '--transport', 'http', ...args], { timeout: 30_000, cwd: path.dirname(inspector) }))
+        .stdout,
+    )
 
   it('the Inspector CLI (a 2025-era client) lists and calls all nine tools', async () => {
     const { tools } = await cli('--method', 'tools/list')

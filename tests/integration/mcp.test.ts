@@ -35,7 +35,11 @@ const TOOLS = [
 const OFFLINE_TOOLS = ['check_api_health', 'list_policies']
 
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
-const didOf = (i: number) => `did:plc:${[...i.toString(32)].map((c) => B32[parseInt(c, 32)]).join('').padStart(24, 'a')}`
+const didOf = (i: number) =>
+  `did:plc:${[...i.toString(32)]
+    .map((c) => B32[parseInt(c, 32)])
+    .join('')
+    .padStart(24, 'a')}`
 const YEAR = new Date().getUTCFullYear()
 const YEAR_START = Date.UTC(YEAR, 0, 1)
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -55,7 +59,12 @@ const pds = createFakePds({
           postRecord(new Date(YEAR_START + 1000).toISOString()),
           {
             ...postRecord(new Date(YEAR_START + 2000).toISOString()),
-            value: { $type: 'app.bsky.feed.post', text: 'a picture', createdAt: new Date(YEAR_START + 2000).toISOString(), embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkreia', 1000) }] } },
+            value: {
+              $type: 'app.bsky.feed.post',
+              text: 'a picture',
+              createdAt: new Date(YEAR_START + 2000).toISOString(),
+              embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkreia', 1000) }] },
+            },
           },
           postRecord(new Date(YEAR_START + 90_000_000).toISOString()),
         ],
@@ -88,7 +97,8 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end(fixture('mta-sts/mta-sts.febit.eu-enforce-wildcard-mx.txt'))
   })
   pdsHost = await startFakeUpstream((req, res) => {
-    if (decodeURIComponent(req.path) === '/plc/did:plc:ewvi7nxzyoun6zhxrhs64oiz') return sendJson(res, 200, fixture('atproto/plc-did-document-atproto.com-multikey.json'))
+    if (decodeURIComponent(req.path) === '/plc/did:plc:ewvi7nxzyoun6zhxrhs64oiz')
+      return sendJson(res, 200, fixture('atproto/plc-did-document-atproto.com-multikey.json'))
     return pds.handler(req, res)
   })
   app = await startApp({
@@ -304,7 +314,10 @@ describe('domain tools', () => {
   })
 
   it.each([
-    [{ domain: 'nothing-here.example' }, 'nothing-here.example does not exist in DNS (NXDOMAIN). Check the spelling of the domain; list_domains lists the platform domains.'],
+    [
+      { domain: 'nothing-here.example' },
+      'nothing-here.example does not exist in DNS (NXDOMAIN). Check the spelling of the domain; list_domains lists the platform domains.',
+    ],
     [{ domain: 'https://example.com/' }, 'not a bare domain name'],
     [{ domain: '192.0.2.1' }, 'is an IP address'],
     [{ domain: 'example.com', selectors: 's1,s2' }, 'selectors'],
@@ -362,7 +375,8 @@ describe('social platform tools', () => {
   it('get_pds_bsky_heatmap counts posts per day of the active accounts', async () => {
     const { summary, data } = await success('get_pds_bsky_heatmap', { year: YEAR })
     const expected: Record<string, number> = {}
-    for (const ms of [YEAR_START + 1000, YEAR_START + 2000, YEAR_START + 3000, YEAR_START + 90_000_000].filter((ms) => ms <= Date.now())) expected[day(ms)] = (expected[day(ms)] ?? 0) + 1
+    for (const ms of [YEAR_START + 1000, YEAR_START + 2000, YEAR_START + 3000, YEAR_START + 90_000_000].filter((ms) => ms <= Date.now()))
+      expected[day(ms)] = (expected[day(ms)] ?? 0) + 1
     const total = Object.values(expected).reduce((a, b) => a + b, 0)
     expect(data).toEqual({ year: YEAR, totalPosts: total, activeDays: Object.keys(expected).length, days: expected })
     expect(summary).toBe(`${YEAR}: ${total} posts on ${Object.keys(expected).length} days across the PDS's active accounts.`)
@@ -456,12 +470,15 @@ describe('protocol errors', () => {
     expectDocumented(r)
   })
 
-  it.each(['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', `${'['.repeat(40)}${']'.repeat(40)}`])('%s is a parse error (-32700), not a 500', async (body) => {
-    const r = await rpc(body)
-    expect(r.status).toBe(400)
-    expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
-    expectDocumented(r)
-  })
+  it.each(['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', `${'['.repeat(40)}${']'.repeat(40)}`])(
+    '%s is a parse error (-32700), not a 500',
+    async (body) => {
+      const r = await rpc(body)
+      expect(r.status).toBe(400)
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
+      expectDocumented(r)
+    },
+  )
 })
 
 describe('raw HTTP', () => {
@@ -567,7 +584,12 @@ describe('raw HTTP', () => {
     const r = await rpc([ping, ping, { jsonrpc: '2.0', id: 2, method: 'ping' }])
     const answers = r.body as { id: number; result?: unknown; error?: { code: number } }[]
     expect(answers).toHaveLength(3)
-    expect(answers.filter((a) => a.result).map((a) => a.id).sort()).toEqual([1, 2])
+    expect(
+      answers
+        .filter((a) => a.result)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([1, 2])
     expect(answers.filter((a) => a.error)).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32600 }) })])
     expectDocumented(r)
   })
@@ -580,7 +602,12 @@ describe('raw HTTP', () => {
   })
 
   it('negotiates down from a newer protocol revision', async () => {
-    const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+    const init = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    })
     const result = (init.body as { result: { protocolVersion: string; capabilities: { tools: { listChanged?: boolean } } } }).result
     expect(result.protocolVersion).toBe('2025-11-25')
     // A stateless server never sends notifications/tools/list_changed.
@@ -594,7 +621,10 @@ describe('raw HTTP', () => {
     expectDocumented(discover)
     const unsupported = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2099-01-01' })
     expect(unsupported.status).toBe(400)
-    expect(unsupported.body).toMatchObject({ id: 3, error: { code: -32602, data: { requested: '2099-01-01', supported: expect.arrayContaining(['2025-11-25', '2025-03-26']) } } })
+    expect(unsupported.body).toMatchObject({
+      id: 3,
+      error: { code: -32602, data: { requested: '2099-01-01', supported: expect.arrayContaining(['2025-11-25', '2025-03-26']) } },
+    })
     expectDocumented(unsupported)
   })
 

@@ -199,7 +199,13 @@ describe('Message Center jobs', () => {
         expect(res.status).toBe(200)
         expect(res.body).toMatchObject({ dryRun: true, scanned: 125, duplicatesFound: 2, deleted: 0, failed: 0 })
         expect(res.body.duplicates.map((d: { id: string; deleted: boolean }) => [d.id, d.deleted])).toEqual(duplicates.map((id) => [id, false]))
-        expect(res.body.duplicates[0]).toEqual({ id: duplicates[0], slug: 'mc555001-2', title: expect.any(String), url: `${ghost.url}/mc555001-2/`, deleted: false })
+        expect(res.body.duplicates[0]).toEqual({
+          id: duplicates[0],
+          slug: 'mc555001-2',
+          title: expect.any(String),
+          url: `${ghost.url}/mc555001-2/`,
+          deleted: false,
+        })
       }
       expect(ghostCalls('DELETE')).toEqual([])
       expect(ghostCalls('GET').length).toBeGreaterThanOrEqual(4)
@@ -209,7 +215,11 @@ describe('Message Center jobs', () => {
       const res = await post('/api/office/messagecenter/deduplicate?dryRun=false')
       expect(res.status).toBe(200)
       expect(res.body).toMatchObject({ dryRun: false, duplicatesFound: 2, deleted: 2, failed: 0 })
-      expect(ghostCalls('DELETE').map((r) => r.path).sort()).toEqual(duplicates.map((id) => `/ghost/api/admin/posts/${id}/`).sort())
+      expect(
+        ghostCalls('DELETE')
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(duplicates.map((id) => `/ghost/api/admin/posts/${id}/`).sort())
       const ids = ghost.posts.map((p) => p.id)
       expect(ids).toContain(base)
       expect(ids).toContain(orphan)

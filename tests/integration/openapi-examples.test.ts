@@ -10,7 +10,10 @@ import type { RecordedExamples } from '@/lib/openapi/examples'
 
 /** Replaces the value at a JSON pointer with its type. */
 function maskPointer(body: unknown, pointer: string) {
-  const keys = pointer.split('/').slice(1).map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
   let node = body as Record<string, unknown> | undefined
   for (const key of keys.slice(0, -1)) node = node?.[key] as Record<string, unknown> | undefined
   const last = keys.at(-1)!

@@ -7,7 +7,11 @@ import { loadContract } from '../../test-support/openapi'
 // /api/pds end to end: the built app against a fake PDS, PLC directory and BetterStack on loopback.
 
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
-const didOf = (i: number) => `did:plc:${[...i.toString(32)].map((c) => B32[parseInt(c, 32)]).join('').padStart(24, 'a')}`
+const didOf = (i: number) =>
+  `did:plc:${[...i.toString(32)]
+    .map((c) => B32[parseInt(c, 32)])
+    .join('')
+    .padStart(24, 'a')}`
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 const NOW = Date.now()
@@ -32,7 +36,13 @@ function accounts(): FakeAccount[] {
             $type: 'app.bsky.feed.post',
             text: 'two pictures',
             createdAt: new Date(YEAR_START + 2000).toISOString(),
-            embed: { $type: 'app.bsky.embed.images', images: [{ alt: 'a', image: blobRef('bafkreia', 1000) }, { alt: 'b', image: blobRef('bafkreib', 2000) }] },
+            embed: {
+              $type: 'app.bsky.embed.images',
+              images: [
+                { alt: 'a', image: blobRef('bafkreia', 1000) },
+                { alt: 'b', image: blobRef('bafkreib', 2000) },
+              ],
+            },
           },
         },
         postRecord(new Date(NOW - 60_000).toISOString()),
@@ -200,7 +210,8 @@ describe('GET /api/pds/blueskyHeatmap', () => {
     const { status, body, headers } = await get('/api/pds/blueskyHeatmap')
     expect(status).toBe(200)
     const expected: Record<string, number> = {}
-    for (const ms of [YEAR_START + 1000, YEAR_START + 1000, YEAR_START + 2000, YEAR_START + 7_200_000, NOW - 60_000]) expected[dayOf(ms)] = (expected[dayOf(ms)] ?? 0) + 1
+    for (const ms of [YEAR_START + 1000, YEAR_START + 1000, YEAR_START + 2000, YEAR_START + 7_200_000, NOW - 60_000])
+      expected[dayOf(ms)] = (expected[dayOf(ms)] ?? 0) + 1
     expect(body).toEqual(expected)
     expect(headers.get('cache-control')).toBe('public, max-age=900')
     const listed = calls(mark, 'com.atproto.repo.listRecords')
@@ -314,7 +325,13 @@ describe('GET /api/pds/health', () => {
       status: 'ok',
       version: '0.2.2-beta.2',
       error: null,
-      server: { did: 'did:web:maitake.us-west.host.bsky.network', availableUserDomains: ['.bsky.social'], inviteCodeRequired: true, blobUploadLimit: 314572800, contactEmail: null },
+      server: {
+        did: 'did:web:maitake.us-west.host.bsky.network',
+        availableUserDomains: ['.bsky.social'],
+        inviteCodeRequired: true,
+        blobUploadLimit: 314572800,
+        contactEmail: null,
+      },
     })
   })
 })
@@ -381,14 +398,22 @@ describe('not configured', () => {
     `/api/pds/blobStorageUsageBytes/${didOf(0)}`,
     '/api/pds/health',
   ])('%s → 503 naming PDS_URL', async (path) => {
-    const { status, body } = await get(path, () => bare, () => bareContract)
+    const { status, body } = await get(
+      path,
+      () => bare,
+      () => bareContract,
+    )
     expect(status).toBe(503)
     expect(body.error.code).toBe('not_configured')
     expect(body.error.message).toContain('set PDS_URL')
   })
 
   it('/api/pds/uptimeStats → 503 naming the BetterStack variables', async () => {
-    const { status, body } = await get('/api/pds/uptimeStats', () => bare, () => bareContract)
+    const { status, body } = await get(
+      '/api/pds/uptimeStats',
+      () => bare,
+      () => bareContract,
+    )
     expect(status).toBe(503)
     expect(body.error.message).toContain('BETTERSTACK_API_TOKEN and BETTERSTACK_MONITOR_ID')
   })

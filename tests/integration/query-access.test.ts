@@ -46,7 +46,13 @@ describe('tokens', () => {
     ['an expired token', () => bearer({ exp: now() - 600 }), 403, 'forbidden', 'Access token expired.'],
     ['a wrong audience', () => bearer({ aud: 'another-app' }), 403, 'forbidden', 'Access token invalid.'],
     ['a wrong issuer', () => bearer({ iss: 'https://evil.example.test' }), 403, 'forbidden', 'Access token invalid.'],
-    ['alg none', async () => ({ 'cf-access-jwt-assertion': unsecuredToken({ aud: 'test-aud-tag', iss: 'https://team.example.test' }) }), 403, 'forbidden', 'Access token invalid.'],
+    [
+      'alg none',
+      async () => ({ 'cf-access-jwt-assertion': unsecuredToken({ aud: 'test-aud-tag', iss: 'https://team.example.test' }) }),
+      403,
+      'forbidden',
+      'Access token invalid.',
+    ],
     ['an unknown kid', async () => ({ 'cf-access-jwt-assertion': await signToken(stranger) }), 403, 'forbidden', 'Access token invalid.'],
     ['an email not allowed', () => bearer({ email: 'eve@example.com' }), 403, 'forbidden', 'Not allowed.'],
   ])('GET /query/api/me with %s → %i', async (_name, headers, status, code, message) => {
@@ -62,7 +68,15 @@ describe('tokens', () => {
     for (const headers of [{ 'cf-access-jwt-assertion': token }, { cookie: `other=1; CF_Authorization=${token}` }] as Record<string, string>[]) {
       const res = await get('/query/api/me', headers)
       expect(res.status).toBe(200)
-      expect(await res.json()).toEqual({ kind: 'access', email: 'ana@example.com', subject: 'user-ana', issuer: 'https://team.example.test', expiresAt: expect.any(String), name: 'Ana', groups: ['ops'] })
+      expect(await res.json()).toEqual({
+        kind: 'access',
+        email: 'ana@example.com',
+        subject: 'user-ana',
+        issuer: 'https://team.example.test',
+        expiresAt: expect.any(String),
+        name: 'Ana',
+        groups: ['ops'],
+      })
     }
   })
 
@@ -76,17 +90,25 @@ describe('tokens', () => {
     const requestId = res.headers.get('x-request-id')!
     expect((await res.json()).error.message).toBe('Access token invalid.')
     await expect.poll(() => app.logs()).toContain(requestId)
-    const line = JSON.parse(app.logs().split('\n').find((l) => l.includes(requestId) && l.includes('query access refused'))!)
+    const line = JSON.parse(
+      app
+        .logs()
+        .split('\n')
+        .find((l) => l.includes(requestId) && l.includes('query access refused'))!,
+    )
     expect(line).toMatchObject({ level: 'warn', path: '/query/api/datasets', status: 403, why: expect.stringMatching(/claim aud/) })
   })
 })
 
 describe('every page and route is behind the policy', () => {
-  it.each(['/query', '/query/dashboard', '/query/export', '/query/api/health', '/query/api/datasets', '/query/no-such-page'])('GET %s without a token → 401', async (path) => {
-    const res = await get(path)
-    expect(res.status).toBe(401)
-    expectNoCors(res)
-  })
+  it.each(['/query', '/query/dashboard', '/query/export', '/query/api/health', '/query/api/datasets', '/query/no-such-page'])(
+    'GET %s without a token → 401',
+    async (path) => {
+      const res = await get(path)
+      expect(res.status).toBe(401)
+      expectNoCors(res)
+    },
+  )
 
   it('serves the pages with the identity in the header', async () => {
     const res = await get('/query', await bearer())
@@ -100,7 +122,14 @@ describe('every page and route is behind the policy', () => {
   it.each([
     ['an expired token', () => bearer({ exp: now() - 600 }), 403, 'Access refused', 'Access token expired.', 'Your sign-in has expired'],
     ['no token', async () => ({}), 401, 'Sign-in needed', 'Access token missing.', 'so that the sign-in page can run'],
-    ['an address not allowed', () => bearer({ email: 'eve@example.com' }), 403, 'Access refused', 'Not allowed.', 'ask the people who run this application (support@example.com)'],
+    [
+      'an address not allowed',
+      () => bearer({ email: 'eve@example.com' }),
+      403,
+      'Access refused',
+      'Not allowed.',
+      'ask the people who run this application (support@example.com)',
+    ],
   ])('refuses a page with %s by an explanation in the application’s style', async (_name, headers, status, title, what, next) => {
     const res = await get('/query/dashboard', await headers())
     expect(res.status).toBe(status)
@@ -152,7 +181,10 @@ describe('same origin', () => {
   })
 
   it('answers a preflight without any CORS permission', async () => {
-    const res = await fetch(`${app.url}/query/api/query`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    const res = await fetch(`${app.url}/query/api/query`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    })
     expectNoCors(res)
   })
 })

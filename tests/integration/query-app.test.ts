@@ -42,7 +42,11 @@ const ROWS = Array.from({ length: 230 }, (_, i) => ({
 const ERRORS = ROWS.filter((r) => r.status === 503).length
 
 const post = (route: string, body: unknown) =>
-  call(`${app.url}/query/api/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  call(`${app.url}/query/api/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: app.url },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 const query = (extra: Record<string, unknown> = {}) => post('query', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, ...extra })
 
 beforeAll(async () => {
@@ -50,7 +54,9 @@ beforeAll(async () => {
   const database = await createDatabase({ DATABASE_URL: pgUrl, PGLITE_DIR: dir ?? 'memory://' })
   try {
     await database.migrate()
-    await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions, request_log_rollup, gateway_dns_rollup, gateway_http_rollup, gateway_network_rollup, gateway_sessions_rollup RESTART IDENTITY`)
+    await database.db.execute(
+      sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions, request_log_rollup, gateway_dns_rollup, gateway_http_rollup, gateway_network_rollup, gateway_sessions_rollup RESTART IDENTITY`,
+    )
     await writeRequestLog(database.db, ROWS)
   } finally {
     await database.close()
@@ -59,7 +65,14 @@ beforeAll(async () => {
   // below the 230 rows, so the export's limit shows.
   key = await createTestKey('rsa-query-app')
   jwks = await startJwksServer([key])
-  app = await startApp({ ACCESS_JWKS_URL: jwks.url, ACCESS_AUDIENCE: 'test-aud-tag', ACCESS_ISSUER: 'https://team.example.test', QUERY_RETENTION_DAYS: '3660', QUERY_EXPORT_MAX_ROWS: '200', ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }) })
+  app = await startApp({
+    ACCESS_JWKS_URL: jwks.url,
+    ACCESS_AUDIENCE: 'test-aud-tag',
+    ACCESS_ISSUER: 'https://team.example.test',
+    QUERY_RETENTION_DAYS: '3660',
+    QUERY_EXPORT_MAX_ROWS: '200',
+    ...(pgUrl ? { DATABASE_URL: pgUrl } : { PGLITE_DIR: dir }),
+  })
 }, 90_000)
 
 afterAll(async () => {
@@ -97,7 +110,11 @@ describe(`query application routes (${driverName})`, () => {
     expect(new Set(pages.flatMap((p) => p.rows.map((r: { request_id: string }) => r.request_id))).size).toBe(230)
     expect(pages[0].rows[0]).toMatchObject({ request_id: 'qa-229', time: '2026-01-10T19:05:00.000Z' })
     expect(pages[0].sql.text).toMatch(/^SELECT .* FROM "request_log" WHERE .* LIMIT \$\d+ OFFSET \$\d+$/)
-    expect(pages.map((p) => [p.countExact, p.nextCursor === null])).toEqual([[true, false], [true, false], [true, true]])
+    expect(pages.map((p) => [p.countExact, p.nextCursor === null])).toEqual([
+      [true, false],
+      [true, false],
+      [true, true],
+    ])
     expect(pages[0].sql.params).toEqual(['2026-01-10T00:00:00.000Z', '2026-01-11T00:00:00.000Z', 100, 0])
     expect(pages[0].elapsedMs).toEqual(expect.any(Number))
   })
@@ -116,7 +133,7 @@ describe(`query application routes (${driverName})`, () => {
     [{ dateFrom: '2026-01-01', dateTo: '2026-03-01' }, /31 days/],
     [{ filter: 'nope = 1' }, /nope/],
     [{ filter: 'pg_sleep(1) IS NULL' }, /pg_sleep/],
-    [{ filter: "status = 1; DELETE FROM request_log" }, /./],
+    [{ filter: 'status = 1; DELETE FROM request_log' }, /./],
   ])('POST query rejects %j with 400 in the envelope', async (extra, message) => {
     const res = await query(extra)
     expect(res.status).toBe(400)
@@ -164,7 +181,10 @@ describe(`query application routes (${driverName})`, () => {
     const byId = Object.fromEntries(body.panels.map((p: { id: string }) => [p.id, p]))
     expect(byId.count_over_time.series[0].values.reduce((a: number, b: number) => a + b, 0)).toBe(230)
     expect(byId.latency).toMatchObject({ count: 230, errorRate: ERRORS / 230 })
-    expect(byId.by_status.rows).toEqual([{ value: 200, count: 230 - ERRORS }, { value: 503, count: ERRORS }])
+    expect(byId.by_status.rows).toEqual([
+      { value: 200, count: 230 - ERRORS },
+      { value: 503, count: ERRORS },
+    ])
     expect(byId.top_route.rows).toHaveLength(5)
   })
 })
@@ -238,7 +258,9 @@ describe(`query application pages (${driverName})`, () => {
     const bytes = new Uint8Array(await res.arrayBuffer())
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
     const lines = new TextDecoder().decode(bytes.slice(3)).trim().split('\n')
-    expect(lines[0]).toBe('time,request_id,method,route,query,status,duration_ms,client_ip,country,user_agent,referrer,api_key_present,rate_limited,mcp_tool,demo')
+    expect(lines[0]).toBe(
+      'time,request_id,method,route,query,status,duration_ms,client_ip,country,user_agent,referrer,api_key_present,rate_limited,mcp_tool,demo',
+    )
     expect(lines).toHaveLength(201)
     expect(lines[1]).toContain(`'=HYPERLINK`)
     expect(lines[2]).toMatch(/^2026-01-10T19:00:00.000Z,qa-228,GET,\/api\/r3,,200,229,198.51.100.0,,curl\/8.7.1,,false,false,,false$/)
@@ -248,7 +270,10 @@ describe(`query application pages (${driverName})`, () => {
   it('exports NDJSON of the chosen columns and the filter', async () => {
     const res = await call(`${app.url}/query/export?${custom}&format=ndjson&cols=status,request_id&filter=status+%3E%3D+500`)
     expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
-    const rows = (await res.text()).trim().split('\n').map((l) => JSON.parse(l))
+    const rows = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows).toHaveLength(ERRORS)
     expect(rows[0]).toEqual({ request_id: 'qa-220', status: 503 })
   })
@@ -272,7 +297,15 @@ describe(`query facets and group-by (${driverName})`, () => {
     expect(res.status).toBe(200)
     const body = await res.json()
     const facet = (column: string) => body.facets.find((f: { column: string }) => f.column === column)
-    expect(facet('status')).toMatchObject({ source: 'rollup', total: 230, distinct: 2, values: [{ value: 200, count: 230 - ERRORS, share: (230 - ERRORS) / 230 }, { value: 503, count: ERRORS, share: ERRORS / 230 }] })
+    expect(facet('status')).toMatchObject({
+      source: 'rollup',
+      total: 230,
+      distinct: 2,
+      values: [
+        { value: 200, count: 230 - ERRORS, share: (230 - ERRORS) / 230 },
+        { value: 503, count: ERRORS, share: ERRORS / 230 },
+      ],
+    })
     // route keeps capped per-hour top lists in the rollup; five routes fit, so they are exact there.
     expect(facet('route').source).toBe('rollup')
     expect(Object.fromEntries(facet('route').values.map((v: { value: string; count: number }) => [v.value, v.count]))).toEqual(Object.fromEntries(routes))
@@ -283,7 +316,14 @@ describe(`query facets and group-by (${driverName})`, () => {
   it('POST facets under a filter the rollup cannot answer says it counted a sample', async () => {
     const body = await (await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'duration_ms > 200' })).json()
     expect(body.sample).toEqual({ limit: 10_000, rows: 30, complete: true })
-    expect(body.facets.find((f: { column: string }) => f.column === 'status')).toMatchObject({ source: 'sample', total: 30, values: [{ value: 200, count: 27 }, { value: 503, count: 3 }] })
+    expect(body.facets.find((f: { column: string }) => f.column === 'status')).toMatchObject({
+      source: 'sample',
+      total: 30,
+      values: [
+        { value: 200, count: 27 },
+        { value: 503, count: 3 },
+      ],
+    })
   })
 
   it('POST group-by groups with count and error rate, and answers 400 for a column it cannot group by', async () => {

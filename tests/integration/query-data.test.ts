@@ -39,10 +39,19 @@ describe('query data in the running server', () => {
       { Datetime: '2026-02-01T10:00:00Z', Action: 'block', HTTPHost: 'malware.bad.test', DestinationPort: 443, SourceIP: '192.0.2.7', RequestID: 'itest-1' },
       { Datetime: '2026-02-01T10:00:01Z', Action: 'allow', HTTPHost: 'example.org', DestinationPort: 80, SourceIP: '192.0.2.8', RequestID: 'itest-2' },
     ]
-    const batch = new Uint8Array(gzipSync(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"Datetime": "2026-02-01T10:00:02Z", "DestinationPort": "not a port"}\n`))
+    const batch = new Uint8Array(
+      gzipSync(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"Datetime": "2026-02-01T10:00:02Z", "DestinationPort": "not a port"}\n`),
+    )
     const first = await ingest('http', batch, { 'x-logpush-secret': SECRET, 'content-encoding': 'gzip' })
     expect(first.status).toBe(200)
-    expect(await first.json()).toEqual({ dataset: 'http', lines: 3, inserted: 2, duplicates: 0, malformed: 1, errors: [{ line: 3, message: 'DestinationPort: expected integer, got "not a port"' }] })
+    expect(await first.json()).toEqual({
+      dataset: 'http',
+      lines: 3,
+      inserted: 2,
+      duplicates: 0,
+      malformed: 1,
+      errors: [{ line: 3, message: 'DestinationPort: expected integer, got "not a port"' }],
+    })
     const again = await ingest('http', batch, { 'x-logpush-secret': SECRET, 'content-encoding': 'gzip' })
     expect(await again.json()).toMatchObject({ inserted: 0, duplicates: 2, malformed: 1 })
   })

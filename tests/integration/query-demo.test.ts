@@ -61,7 +61,10 @@ describe('demonstration rows on the embedded defaults', () => {
 
   it('removes them with npm run db:seed -- --remove-demo, and a later start does not seed again', async () => {
     await app.stop()
-    const r = spawnSync('npm', ['run', '--silent', 'db:seed', '--', '--remove-demo'], { env: { ...process.env, PGLITE_DIR: dir, DATABASE_URL: '' }, encoding: 'utf8' })
+    const r = spawnSync('npm', ['run', '--silent', 'db:seed', '--', '--remove-demo'], {
+      env: { ...process.env, PGLITE_DIR: dir, DATABASE_URL: '' },
+      encoding: 'utf8',
+    })
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/removed 360 demo rows from PGlite at .*: requests 0, dns 60, http 60, network 60, sessions 60, job_runs 60, domain_checks 60/)
     app = await start()

@@ -14,7 +14,12 @@ const ANA = { email: 'ana@example.com', sub: 'user-ana' }
 const BEN = { email: 'Ben@Example.com', sub: 'user-ben' }
 
 async function as(who: typeof ANA, path: string, init: RequestInit = {}) {
-  const headers = { 'cf-access-jwt-assertion': await signToken(key, who), origin: app.url, 'content-type': 'application/json', ...(init.headers as Record<string, string>) }
+  const headers = {
+    'cf-access-jwt-assertion': await signToken(key, who),
+    origin: app.url,
+    'content-type': 'application/json',
+    ...(init.headers as Record<string, string>),
+  }
   return fetch(`${app.url}${path}`, { ...init, headers })
 }
 const save = (who: typeof ANA, body: unknown) => as(who, '/query/api/saved', { method: 'POST', body: JSON.stringify(body) })
@@ -38,7 +43,7 @@ describe('saved views', () => {
     const res = await save(ANA, { name: ' Blocked this week ', page: 'rows', view: 'filter=action+%3D+%27block%27&range=7d&dataset=http&offset=300' })
     expect(res.status).toBe(201)
     anas = await res.json()
-    expect(anas).toMatchObject({ name: 'Blocked this week', page: 'rows', view: "dataset=http&range=7d&filter=action+%3D+%27block%27" })
+    expect(anas).toMatchObject({ name: 'Blocked this week', page: 'rows', view: 'dataset=http&range=7d&filter=action+%3D+%27block%27' })
     expect(await list(ANA)).toEqual([expect.objectContaining({ id: anas.id, name: 'Blocked this week' })])
   })
 
@@ -116,9 +121,14 @@ describe('history', () => {
     const bens = (await (await as(BEN, '/query/api/history')).json()).history
     expect(anas.slice(0, 2)).toEqual([
       expect.objectContaining({ page: 'dashboard', view: 'dataset=network&range=1h', rowCount: 0, error: null }),
-      expect.objectContaining({ page: 'rows', view: "dataset=network&range=7d&filter=transport+%3D+%27tcp%27", rowCount: 0, error: null }),
+      expect.objectContaining({ page: 'rows', view: 'dataset=network&range=7d&filter=transport+%3D+%27tcp%27', rowCount: 0, error: null }),
     ])
-    expect(bens[0]).toMatchObject({ page: 'rows', view: 'dataset=sessions&range=24h&filter=nope+%3D+1', rowCount: null, error: expect.stringContaining('nope') })
+    expect(bens[0]).toMatchObject({
+      page: 'rows',
+      view: 'dataset=sessions&range=24h&filter=nope+%3D+1',
+      rowCount: null,
+      error: expect.stringContaining('nope'),
+    })
     // Ben's earlier run is the view Ana shared with him; none of Ana's runs are his, nor his hers.
     expect(bens.map((h: { view: string }) => h.view)).not.toContain('dataset=network&range=1h')
     expect(anas.map((h: { view: string }) => h.view)).not.toContain('dataset=sessions&range=24h&filter=nope+%3D+1')

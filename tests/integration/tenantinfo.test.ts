@@ -37,7 +37,8 @@ const openIdFaults: Record<string, 'status500' | 'hang' | 'malformed'> = {
 }
 
 // The recorded v2 document with its sanitised tenant id replaced by the scenario's tenant.
-const openIdFor = (tid: string) => fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll('88888888-8888-8888-8888-888888888888', tid)
+const openIdFor = (tid: string) =>
+  fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll('88888888-8888-8888-8888-888888888888', tid)
 const domainOf = (login: string) => login.split('@')[1]?.toLowerCase() ?? ''
 
 let login: FakeUpstream
@@ -78,7 +79,8 @@ beforeAll(async () => {
   })
 
   graph = await startFakeUpstream((req, res) => {
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return sendJson(res, 401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } })
+    if (req.headers.authorization !== `Bearer ${TOKEN}`)
+      return sendJson(res, 401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } })
     const m = /^\/v1\.0\/tenantRelationships\/findTenantInformationByTenantId\(tenantId='([^']+)'\)$/.exec(decodeURIComponent(req.path))
     if (m?.[1] === CONTOSO) return sendJson(res, 200, fixture('microsoft-graph/findTenantInformationByDomainName-docs-example-contoso.com.json'))
     if (m?.[1] === FABRIKAM) return sendJson(res, 500, { error: { code: 'UnknownError', message: '' } })
@@ -275,18 +277,34 @@ describe('tenantinfo with Graph credentials', () => {
       tenantUsesExo: true,
       verifiedDomains: 1,
       additionalDomains: [],
-      emailConfiguration: [{ domain: 'contoso18839.onmicrosoft.com', mxRecords: ['contoso18839.mail.protection.outlook.com'], exoSmtpDaneDnsSecEnabled: false }],
+      emailConfiguration: [
+        { domain: 'contoso18839.onmicrosoft.com', mxRecords: ['contoso18839.mail.protection.outlook.com'], exoSmtpDaneDnsSecEnabled: false },
+      ],
     })
-    expect(body.discovery).toMatchObject({ queriedDomain: 'contoso18839.onmicrosoft.com', defaultDomainNameSource: 'graph', sources: { graph: 'used', signIn: 'used', email: 'used' } })
+    expect(body.discovery).toMatchObject({
+      queriedDomain: 'contoso18839.onmicrosoft.com',
+      defaultDomainNameSource: 'graph',
+      sources: { graph: 'used', signIn: 'used', email: 'used' },
+    })
 
     const [token] = requestsTo(login, `/${GRAPH_APP_TENANT}/oauth2/v2.0/token`)
     const form = new URLSearchParams(token.body.toString())
-    expect(Object.fromEntries(form)).toEqual({ grant_type: 'client_credentials', client_id: 'client-id-1', client_secret: 'client-secret-1', scope: `${graph.url}/.default` })
+    expect(Object.fromEntries(form)).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'client-id-1',
+      client_secret: 'client-secret-1',
+      scope: `${graph.url}/.default`,
+    })
   })
 
   it('adds Graph’s facts to a domain lookup and reuses its token', async () => {
     const { body } = await lookup(withGraph, 'domainName=contoso.com')
-    expect(body).toMatchObject({ tenantDisplayName: 'Contoso, Ltd', defaultDomainName: 'contoso18839.onmicrosoft.com', verifiedDomains: 2, additionalDomains: ['contoso18839.onmicrosoft.com'] })
+    expect(body).toMatchObject({
+      tenantDisplayName: 'Contoso, Ltd',
+      defaultDomainName: 'contoso18839.onmicrosoft.com',
+      verifiedDomains: 2,
+      additionalDomains: ['contoso18839.onmicrosoft.com'],
+    })
     expect(body.discovery.defaultDomainNameSource).toBe('graph')
     expect(requestsTo(login, `/${GRAPH_APP_TENANT}/oauth2/v2.0/token`)).toHaveLength(1)
   })

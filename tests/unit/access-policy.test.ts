@@ -13,7 +13,11 @@ const KEY = 'unit-local-operator-key'
 const g = globalThis as Record<symbol, unknown>
 const noCookies = { get: () => undefined }
 const withKey = (value = KEY) => ({ get: (name: string) => (name === 'local_operator_key' ? { value } : undefined) })
-const req = (headers: Record<string, string>, method = 'GET', cookies: { get(name: string): { value: string } | undefined } = withKey()) => ({ method, headers: new Headers(headers), cookies })
+const req = (headers: Record<string, string>, method = 'GET', cookies: { get(name: string): { value: string } | undefined } = withKey()) => ({
+  method,
+  headers: new Headers(headers),
+  cookies,
+})
 const FULL = { ACCESS_JWKS_URL: 'https://team.example.test/cdn-cgi/access/certs', ACCESS_AUDIENCE: 'aud-1,aud-2', ACCESS_ISSUER: 'https://team.example.test' }
 
 beforeEach(() => {
@@ -52,7 +56,10 @@ describe('accessMode', () => {
 
   it('says why a deployment has no local operator', () => {
     const mode = accessMode(loadConfig({ DATABASE_URL: 'postgres://app@db.example.test/app', TRUSTED_IP_HEADER: 'cf-connecting-ip' }))
-    expect(mode).toMatchObject({ kind: 'unconfigured', message: expect.stringMatching(/With DATABASE_URL and TRUSTED_IP_HEADER set, the local operator is off/) })
+    expect(mode).toMatchObject({
+      kind: 'unconfigured',
+      message: expect.stringMatching(/With DATABASE_URL and TRUSTED_IP_HEADER set, the local operator is off/),
+    })
   })
 
   it('names what is missing', () => {
@@ -88,14 +95,21 @@ describe('local operator', () => {
     expect(result).toMatchObject({ ok: false, code: 'forbidden', why: expect.stringMatching(/npm start/) })
     g[STAMPED] = true
     delete g[LOCAL]
-    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })).toMatchObject({ ok: false, code: 'forbidden', why: expect.stringMatching(/npm start/) })
+    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+      why: expect.stringMatching(/npm start/),
+    })
   })
 
-  it.each(['0.0.0.0', '::', '192.0.2.1', undefined])('refuses with 503 while the server listens on %s, even a loopback peer with the key', async (listening) => {
-    g[LOCAL] = { key: KEY, listening }
-    const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })
-    expect(result).toMatchObject({ ok: false, code: 'not_configured', reason: expect.stringMatching(/listens on a public address/) })
-  })
+  it.each(['0.0.0.0', '::', '192.0.2.1', undefined])(
+    'refuses with 503 while the server listens on %s, even a loopback peer with the key',
+    async (listening) => {
+      g[LOCAL] = { key: KEY, listening }
+      const result = await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })
+      expect(result).toMatchObject({ ok: false, code: 'not_configured', reason: expect.stringMatching(/listens on a public address/) })
+    },
+  )
 
   it.each(['127.0.0.1', '::1', '127.0.0.2'])('accepts a loopback listener (%s)', async (listening) => {
     g[LOCAL] = { key: KEY, listening }
@@ -117,7 +131,10 @@ describe('local operator', () => {
   })
 
   it('labels a loopback request as the local operator and refuses others with 403', async () => {
-    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })).toEqual({ ok: true, identity: { kind: 'local', label: 'Local operator', address: '127.0.0.1' } })
+    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), { kind: 'local' })).toEqual({
+      ok: true,
+      identity: { kind: 'local', label: 'Local operator', address: '127.0.0.1' },
+    })
     expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '192.0.2.10' }), { kind: 'local' })).toMatchObject({ ok: false, code: 'forbidden' })
   })
 
@@ -128,7 +145,11 @@ describe('local operator', () => {
 
   it('asks for a token (401) before anything else in verify mode', async () => {
     const mode = accessMode(loadConfig(FULL))
-    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), mode)).toMatchObject({ ok: false, code: 'unauthorized', reason: 'Access token missing.' })
+    expect(await checkAccess(req({ [CONNECTION_IP_HEADER]: '127.0.0.1' }), mode)).toMatchObject({
+      ok: false,
+      code: 'unauthorized',
+      reason: 'Access token missing.',
+    })
   })
 })
 
@@ -149,7 +170,9 @@ describe('same origin', () => {
   })
 
   it('refuses a cross-origin POST before looking at identity', async () => {
-    const result = await admitRequest(req({ [CONNECTION_IP_HEADER]: '127.0.0.1', origin: 'https://evil.example', host: '127.0.0.1:3000' }, 'POST'), { kind: 'local' })
+    const result = await admitRequest(req({ [CONNECTION_IP_HEADER]: '127.0.0.1', origin: 'https://evil.example', host: '127.0.0.1:3000' }, 'POST'), {
+      kind: 'local',
+    })
     expect(result).toMatchObject({ ok: false, code: 'forbidden', reason: 'Cross-origin requests are not accepted.' })
   })
 })

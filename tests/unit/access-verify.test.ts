@@ -1,7 +1,16 @@
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isEmailAllowed, verifyAccessToken, type VerifierSettings } from '@/lib/access/verify'
-import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER, unsecuredToken, type JwksServer, type TestKey } from '@/test-support/access-keys'
+import {
+  createTestKey,
+  signToken,
+  startJwksServer,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  unsecuredToken,
+  type JwksServer,
+  type TestKey,
+} from '@/test-support/access-keys'
 
 // Token verification against a key set served on loopback, as the access proxy publishes it.
 

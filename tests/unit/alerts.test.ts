@@ -34,11 +34,19 @@ const run = (minutes: number) => runAlerts(database, { dryRun: false }, { now: (
 
 let seq = 0
 async function requests(minutes: number, n: number, status: number) {
-  const rows: Record<string, InsertValue>[] = Array.from({ length: n }, (_, i) => ({ time: new Date(at(minutes).getTime() + i), requestId: `r-${seq++}`, method: 'GET', route: '/api/health', status, durationMs: 3 }))
+  const rows: Record<string, InsertValue>[] = Array.from({ length: n }, (_, i) => ({
+    time: new Date(at(minutes).getTime() + i),
+    requestId: `r-${seq++}`,
+    method: 'GET',
+    route: '/api/health',
+    status,
+    durationMs: 3,
+  }))
   await insertWithRollup(database.db, 'requests', rows, ['request_id', 'time'])
 }
 
-const alertRows = (key: string) => q(sql`SELECT event, delivery, attempts, last_error, attempt_log, delivered_at FROM alerts WHERE alert_key = ${key} ORDER BY at, id`)
+const alertRows = (key: string) =>
+  q(sql`SELECT event, delivery, attempts, last_error, attempt_log, delivered_at FROM alerts WHERE alert_key = ${key} ORDER BY at, id`)
 
 beforeAll(async () => {
   testDatabase = await openTestDatabase('alerts', { fresh: true })
@@ -96,12 +104,33 @@ describe('alert conditions (pure)', () => {
     expect(webhookFormat('https://hooks.slack.com/services/T0/B0/x', 'auto')).toBe('slack')
     expect(webhookFormat('https://example.com/hook', 'auto')).toBe('json')
     expect(webhookFormat('https://example.com/hook', 'slack')).toBe('slack')
-    const alert = { id: 1, at: '2026-11-24T10:00:00.000Z', kind: 'condition', event: 'fired', alertKey: 'view:x', name: 'API <errors>', dataset: 'requests', metric: 'error_rate', op: 'above', threshold: 0.05, value: 0.5, windowMinutes: 15, summary: 'Summary & more', link: 'http://127.0.0.1/query?dataset=requests' }
+    const alert = {
+      id: 1,
+      at: '2026-11-24T10:00:00.000Z',
+      kind: 'condition',
+      event: 'fired',
+      alertKey: 'view:x',
+      name: 'API <errors>',
+      dataset: 'requests',
+      metric: 'error_rate',
+      op: 'above',
+      threshold: 0.05,
+      value: 0.5,
+      windowMinutes: 15,
+      summary: 'Summary & more',
+      link: 'http://127.0.0.1/query?dataset=requests',
+    }
     const slack = webhookBody(alert, 'slack') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> }
     expect(slack.text).toBe('FIRING: API <errors>: Summary & more')
     expect(slack.blocks[0].text!.text).toBe('*FIRING: API &lt;errors&gt;*\nSummary &amp; more')
     expect(slack.blocks[1].type).toBe('context')
-    expect(webhookBody(alert, 'json')).toMatchObject({ kind: 'condition', event: 'fired', key: 'view:x', value: 0.5, condition: { metric: 'error_rate', threshold: 0.05, windowMinutes: 15 } })
+    expect(webhookBody(alert, 'json')).toMatchObject({
+      kind: 'condition',
+      event: 'fired',
+      key: 'view:x',
+      value: 0.5,
+      condition: { metric: 'error_rate', threshold: 0.05, windowMinutes: 15 },
+    })
   })
 })
 
@@ -112,7 +141,9 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     const set = await setCondition(OWNER, saved.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db)
     expect(set.condition).toEqual({ metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 })
     const network = await saveView(OWNER, { name: 'Network', page: 'rows', view: 'dataset=network&range=24h' }, database.db)
-    await expect(setCondition(OWNER, network.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db)).rejects.toThrow(/no error rate/)
+    await expect(
+      setCondition(OWNER, network.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db),
+    ).rejects.toThrow(/no error rate/)
     // Someone else's view cannot be given a condition.
     await expect(setCondition('email:eve@example.com', saved.id, { condition: null }, database.db)).rejects.toThrow(/no saved view/)
   })
@@ -123,7 +154,14 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     const first = await run(0)
     expect(first.counts).toMatchObject({ conditions: 1, evaluated: 1, fired: 1, delivered: 1, pending: 0 })
     expect(receiver.received).toHaveLength(1)
-    expect(receiver.received[0]).toMatchObject({ kind: 'condition', event: 'fired', key: `view:${viewId}`, name: 'API errors', value: 0.5, condition: { dataset: 'requests', metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } })
+    expect(receiver.received[0]).toMatchObject({
+      kind: 'condition',
+      event: 'fired',
+      key: `view:${viewId}`,
+      name: 'API errors',
+      value: 0.5,
+      condition: { dataset: 'requests', metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 },
+    })
     expect(String(receiver.received[0].summary)).toContain('error rate 50 % is above 10 % over the last 1 h')
     expect(String(receiver.received[0].link)).toMatch(/\/query\?dataset=requests/)
 
@@ -146,7 +184,12 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     const caughtUp = await run(31)
     expect(caughtUp.counts).toMatchObject({ fired: 1, suppressed: 0, delivered: 1 })
     expect(receiver.received.map((b) => b.event)).toEqual(['fired', 'resolved', 'fired'])
-    expect((await alertRows(`view:${viewId}`)).map((r) => `${r.event}/${r.delivery}`)).toEqual(['fired/delivered', 'resolved/delivered', 'fired/suppressed', 'fired/delivered'])
+    expect((await alertRows(`view:${viewId}`)).map((r) => `${r.event}/${r.delivery}`)).toEqual([
+      'fired/delivered',
+      'resolved/delivered',
+      'fired/suppressed',
+      'fired/delivered',
+    ])
   })
 
   it('a receiver that is down: retried with backoff, every attempt recorded, kept pending, delivered on a later run', async () => {
@@ -170,7 +213,10 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     expect(hungUp.counts).toMatchObject({ resolved: 0, delivered: 0, pending: 1 })
     ;[last] = (await alertRows(`view:${viewId}`)).slice(-1)
     expect(last).toMatchObject({ delivery: 'pending', attempts: 6 })
-    expect((last.attempt_log as Array<{ status: number | null; error: string }>)[5]).toMatchObject({ status: null, error: expect.stringMatching(/could not be reached/) })
+    expect((last.attempt_log as Array<{ status: number | null; error: string }>)[5]).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/could not be reached/),
+    })
 
     receiver.mode = 'up'
     const back = await run(34)
@@ -200,12 +246,18 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     expect(receiver.received.at(-1)).toMatchObject({ kind: 'posture', event: 'changed', key: 'posture:example.com', name: 'example.com' })
     expect(String(receiver.received.at(-1)!.summary)).toBe('example.com: mail and DNS posture changed: grade B → A; spf: status warn → pass.')
     expect(String(receiver.received.at(-1)!.link)).toContain('dataset=domain_checks')
-    await recordPostureChanges(database.db, [{ checkedAt: at(40), domain: 'example.com', checkName: 'overall', change: 'grade A → B' }], { cooldownS: 1800, webhook: true })
+    await recordPostureChanges(database.db, [{ checkedAt: at(40), domain: 'example.com', checkName: 'overall', change: 'grade A → B' }], {
+      cooldownS: 1800,
+      webhook: true,
+    })
     expect((await alertRows('posture:example.com')).map((r) => r.delivery)).toEqual(['delivered', 'suppressed'])
   })
 
   it('sends the Slack body when the format says so', async () => {
-    await recordPostureChanges(database.db, [{ checkedAt: at(41), domain: 'example.org', checkName: 'dmarc', change: 'status pass → fail' }], { cooldownS: 1800, webhook: true })
+    await recordPostureChanges(database.db, [{ checkedAt: at(41), domain: 'example.org', checkName: 'dmarc', change: 'status pass → fail' }], {
+      cooldownS: 1800,
+      webhook: true,
+    })
     await runAlerts(database, { dryRun: false }, { now: () => at(42), cooldownS: 1800, delivery: { ...delivery(), format: 'slack' } })
     const body = receiver.received.at(-1) as { text: string; blocks: unknown[] }
     expect(body.text).toBe('CHANGED: example.org: example.org: mail and DNS posture changed: dmarc: status pass → fail.')

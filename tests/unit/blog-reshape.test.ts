@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { fixture } from '../../test-support/fake-upstream'
-import { AUTHOR_OPTIONAL_FIELDS, BlogAuthor, BlogPageQuery, BlogPostParams, BlogTagParams, GhostAuthorsPayload, GhostPostsPayload, GhostSettingsPayload } from '@/lib/blog/schemas'
+import {
+  AUTHOR_OPTIONAL_FIELDS,
+  BlogAuthor,
+  BlogPageQuery,
+  BlogPostParams,
+  BlogTagParams,
+  GhostAuthorsPayload,
+  GhostPostsPayload,
+  GhostSettingsPayload,
+} from '@/lib/blog/schemas'
 import { reshapeAuthor, reshapePost, reshapePostSummary, reshapeSettings } from '@/lib/blog/upstream'
 import { ghostApiBase } from '@/lib/upstream/ghost'
 import { listingUrl, toPostList } from '@/lib/blog/service'
@@ -99,7 +108,10 @@ describe('settings', () => {
 describe('inputs', () => {
   it.each([
     [{}, { page: 1, limit: 15 }],
-    [{ limit: '100', page: '3' }, { page: 3, limit: 100 }],
+    [
+      { limit: '100', page: '3' },
+      { page: 3, limit: 100 },
+    ],
     [{ limit: '1' }, { page: 1, limit: 1 }],
   ])('accepts page query %j', (input, expected) => {
     expect(BlogPageQuery.parse(input)).toEqual(expected)

@@ -29,7 +29,9 @@ describe.each(DATASET_IDS.map((id) => [id]))('dataset %s', (id) => {
     // Hour-only (capped) dimensions are dimensions, and no series counts by one (it would need the rows).
     for (const name of dataset.rollup.hourOnly ?? []) expect(dimensions, name).toContain(name)
     for (const panel of dataset.panels)
-      if (panel.kind === 'timeseries') for (const series of panel.series) if (series.aggregate === 'count' && series.where) expect(dataset.rollup.hourOnly ?? [], series.key).not.toContain(series.where.column)
+      if (panel.kind === 'timeseries')
+        for (const series of panel.series)
+          if (series.aggregate === 'count' && series.where) expect(dataset.rollup.hourOnly ?? [], series.key).not.toContain(series.where.column)
   })
 
   it('keeps in its rollup what each dashboard panel reads, so no panel falls back to the rows for an unfiltered range', () => {
@@ -46,7 +48,11 @@ describe.each(DATASET_IDS.map((id) => [id]))('dataset %s', (id) => {
   })
 
   it('generates demo rows for its own table', () => {
-    const statement = storage.seedSql({ target: { table: dataset.table, idSequence: null, now: '2026-11-24T00:00:00Z', from: '2026-11-23T00:00:00Z', to: '2026-11-24T00:00:00Z' }, days: 1, rows: '(SELECT 1) s' })
+    const statement = storage.seedSql({
+      target: { table: dataset.table, idSequence: null, now: '2026-11-24T00:00:00Z', from: '2026-11-23T00:00:00Z', to: '2026-11-24T00:00:00Z' },
+      days: 1,
+      rows: '(SELECT 1) s',
+    })
     expect(statement.startsWith(`INSERT INTO ${dataset.table} (`)).toBe(true)
   })
 })

@@ -76,7 +76,16 @@ describe.skipIf(!url)('pg connection reset mid-transaction', () => {
     const pool = (database.db as unknown as { $client: { totalCount: number; idleCount: number } }).$client
     await Promise.all([1, 2, 3].map(() => database.db.execute(sql`SELECT 1`))) // idle clients to hand out
     proxy.cut() // the resets reach the idle clients as BEGIN goes out on them
-    const failures = await Promise.all([1, 2, 3].map(() => database.db.transaction(async (tx) => tx.execute(sql`SELECT 1`)).then(() => null, (e: Error) => e)))
+    const failures = await Promise.all(
+      [1, 2, 3].map(() =>
+        database.db
+          .transaction(async (tx) => tx.execute(sql`SELECT 1`))
+          .then(
+            () => null,
+            (e: Error) => e,
+          ),
+      ),
+    )
     proxy.restore()
     expect(failures.every((f) => f instanceof Error)).toBe(true)
     await sleep(50)

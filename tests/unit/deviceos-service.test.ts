@@ -21,14 +21,25 @@ function deps(): DeviceOsDeps & { sofaAsked: string[] } {
   }
 }
 
-const rejection = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as AppError)
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as AppError,
+  )
 
 describe('getDeviceOsVersion', () => {
   it('returns the spec record for an iPhone without asking SOFA', async () => {
     const d = deps()
     const r = await getDeviceOsVersion('iPhone15,2', {}, d)
     expect(DeviceOsVersion.safeParse(r).success).toBe(true)
-    expect(r).toMatchObject({ deviceModel: 'iPhone15,2', os: 'iOS', latestVersion: '26.6.1', updatePosted: '2026-08-17T00:00:00Z', updateRequired: null, errorMessage: null })
+    expect(r).toMatchObject({
+      deviceModel: 'iPhone15,2',
+      os: 'iOS',
+      latestVersion: '26.6.1',
+      updatePosted: '2026-08-17T00:00:00Z',
+      updateRequired: null,
+      errorMessage: null,
+    })
     expect(d.sofaAsked).toEqual([])
   })
 
@@ -37,7 +48,7 @@ describe('getDeviceOsVersion', () => {
     expect((await getDeviceOsVersion('iPhone11,2', { currentOSVersion: '18.7.10' }, deps())).updateRequired).toBe(false)
   })
 
-  it('maps a Mac through SOFA\'s board IDs and a Watch through SOFA\'s watchOS feed', async () => {
+  it("maps a Mac through SOFA's board IDs and a Watch through SOFA's watchOS feed", async () => {
     const d = deps()
     expect(await getDeviceOsVersion('Mac14,2', {}, d)).toMatchObject({ os: 'macOS', latestVersion: '26.6.2', build: '25G83' })
     expect(await getDeviceOsVersion('Watch7,1', {}, d)).toMatchObject({ os: 'watchOS', latestVersion: '26.6' })
@@ -62,7 +73,7 @@ describe('getDeviceOsVersion', () => {
 describe('when SOFA is down', () => {
   const down = () => ({ ...deps(), sofa: async () => Promise.reject(new AppError('upstream_failed', 'SOFA down')) })
 
-  it('a Watch is still answered from Apple\'s feed, which lists it', async () => {
+  it("a Watch is still answered from Apple's feed, which lists it", async () => {
     expect(await getDeviceOsVersion('Watch7,1', {}, down())).toMatchObject({ os: 'watchOS', latestVersion: '26.6' })
   })
 
@@ -70,7 +81,7 @@ describe('when SOFA is down', () => {
     expect((await rejection(getDeviceOsVersion('Mac14,2', {}, down())))?.message).toBe('SOFA down')
   })
 
-  it('a model Apple\'s feed does not list is an upstream failure, not a 404', async () => {
+  it("a model Apple's feed does not list is an upstream failure, not a 404", async () => {
     expect((await rejection(getDeviceOsVersion('Watch99,1', {}, down())))?.status).toBe(502)
   })
 })

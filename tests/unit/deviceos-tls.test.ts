@@ -20,7 +20,11 @@ await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
 const url = `https://localhost:${(server.address() as AddressInfo).port}/v2/pmv`
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e)
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  )
 
 describe('Apple root certificate', () => {
   it('is the shipped "Apple Root CA" with the fingerprint the README states', () => {
@@ -39,7 +43,7 @@ describe('pinned dispatcher', () => {
     expect(res.text()).toContain('PublicAssetSets')
   })
 
-  it('built from Apple\'s root, refuses a chain Apple did not sign', async () => {
+  it("built from Apple's root, refuses a chain Apple did not sign", async () => {
     const error = await failure(upstreamFetch('gdmf test', url, { dispatcher: createPinnedDispatcher(applePem), retries: 0 }))
     expect(error).toBeInstanceOf(UpstreamUnreachable)
     expect((error as UpstreamUnreachable).details?.detail).toMatch(/certificate/i) // logged, not sent
@@ -49,7 +53,7 @@ describe('pinned dispatcher', () => {
     expect(await failure(upstreamFetch('gdmf test', url, { retries: 0 }))).toBeInstanceOf(UpstreamUnreachable)
   })
 
-  it('is used for Apple\'s HTTPS hosts only', () => {
+  it("is used for Apple's HTTPS hosts only", () => {
     expect(dispatcherFor('https://gdmf.apple.com/v2/pmv')).toBeDefined()
     expect(dispatcherFor('https://gdmf.apple.com/v2/pmv')).toBe(dispatcherFor('https://gdmf.apple.com/v2/pmv'))
     expect(dispatcherFor('http://127.0.0.1:8080/v2/pmv')).toBeUndefined()

@@ -50,11 +50,11 @@ describe('highest version from the recorded feeds (2026-08-22)', () => {
     expect(versionsOf(r)).toEqual(['26.6.1', '18.7.8'])
   })
 
-  it('iPhone11,2: 18.7.10, beating 18.7.8 numerically (the device-specific release SOFA\'s per-major Latest misses)', () => {
+  it("iPhone11,2: 18.7.10, beating 18.7.8 numerically (the device-specific release SOFA's per-major Latest misses)", () => {
     expect(latestFor(['iPhone11,2'], gdmf)?.latest.version).toBe('18.7.10')
   })
 
-  it('watchOS and tvOS entries live under gdmf\'s iOS key and are found by identifier', () => {
+  it("watchOS and tvOS entries live under gdmf's iOS key and are found by identifier", () => {
     expect(latestFor(['Watch3,1'], gdmf)?.latest.version).toBe('8.8.2')
     expect(latestFor(['AppleTV5,3'], gdmf)?.latest).toMatchObject({ version: '26.6', build: '23L773' })
   })
@@ -79,14 +79,14 @@ describe('highest version from the recorded feeds (2026-08-22)', () => {
     expect(latestFor(ids, releases)?.latest.version).toBe('15.7.9')
   })
 
-  it('a Mac without a board ID in SOFA falls back to SOFA\'s supported majors', () => {
+  it("a Mac without a board ID in SOFA falls back to SOFA's supported majors", () => {
     const catalog = macCatalog(macFeed)
     expect(catalog.boards['MacBookPro16,1']).toBeUndefined()
     const { ids, releases } = macReleasesFor('MacBookPro16,1', catalog, gdmf)
     expect(latestFor(ids, releases)?.latest.version).toBe('26.6.2')
   })
 
-  it('watchOS and tvOS from SOFA\'s feeds alone', () => {
+  it("watchOS and tvOS from SOFA's feeds alone", () => {
     expect(latestFor(['Watch7,1'], sofaReleases(watchFeed))?.latest).toMatchObject({ version: '26.6', build: '23U67', posted: '2026-07-27T00:00:00Z' })
     expect(latestFor(['AppleTV6,2'], sofaReleases(tvFeed))?.latest).toMatchObject({ version: '26.6', build: '23L773' })
   })

@@ -12,7 +12,8 @@ const ticksOf = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
 }
-const holder = (pid: number, startTicks: number | null) => JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks, command: 'node server.mjs' })
+const holder = (pid: number, startTicks: number | null) =>
+  JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks, command: 'node server.mjs' })
 
 describe('lockDirectory', () => {
   it('creates <dir>.lock with this process as holder and removes it on release', () => {

@@ -14,7 +14,9 @@ describe('configuration documentation', () => {
 
   it('documents no variable the configuration does not read (server.mjs reads PORT, HOST, LOCAL_OPERATOR_KEY)', () => {
     const serverOnly = ['PORT', 'HOST', 'LOCAL_OPERATOR_KEY']
-    const documented = [...read('docs/configuration.md').matchAll(/^\| ((?:`[A-Z][A-Z0-9_]*`(?:, )?)+) \|/gm)].flatMap((m) => m[1].match(/[A-Z][A-Z0-9_]*/g) ?? [])
+    const documented = [...read('docs/configuration.md').matchAll(/^\| ((?:`[A-Z][A-Z0-9_]*`(?:, )?)+) \|/gm)].flatMap(
+      (m) => m[1].match(/[A-Z][A-Z0-9_]*/g) ?? [],
+    )
     expect(documented.length).toBeGreaterThan(50)
     expect(documented.filter((name) => !(configKeys as string[]).includes(name))).toEqual([])
     for (const name of serverOnly) expect(read('docs/configuration.md')).toContain(`\`${name}\``)
@@ -22,7 +24,12 @@ describe('configuration documentation', () => {
 })
 
 // The README is the front door and points into docs/; a link that leads nowhere is a dead end.
-const docFiles = ['README.md', ...readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const docFiles = [
+  'README.md',
+  ...readdirSync(new URL('../../docs/', import.meta.url))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 const slug = (heading: string) =>
@@ -46,7 +53,9 @@ function anchorsOf(file: string): Set<string> {
 /** Markdown links `[text](target)` outside code, with their targets resolved against the file. */
 function relativeLinks(file: string): Array<{ target: string; path: string; anchor?: string }> {
   const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : ''
-  const text = read(file).replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '')
+  const text = read(file)
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '')
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
     .map((m) => m[1])
     .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
@@ -74,9 +83,12 @@ describe('documentation links', () => {
   it.each(docFiles)('every repository path %s cites exists', (file) => {
     // Files and folders (`lib/jobs/`, `lib/config.ts`) under the top-level folders, and the root files;
     // placeholders (`lib/<group>/`), method names (`server/discover`) and generated outputs skipped.
-    const roots = /^(lib|app|components|scripts|tests|bench|drizzle|server|docs|public)\/|^(server\.mjs|proxy\.ts|instrumentation\.ts|vercel\.json|redocly\.yaml|\.env\.example|package\.json)$/
+    const roots =
+      /^(lib|app|components|scripts|tests|bench|drizzle|server|docs|public)\/|^(server\.mjs|proxy\.ts|instrumentation\.ts|vercel\.json|redocly\.yaml|\.env\.example|package\.json)$/
     const generated = new Set(['bench/results/latest.json'])
-    const cited = [...read(file).matchAll(/`([^`\s]+)`/g)].map((m) => m[1]).filter((p) => roots.test(p) && /(\/|\.[a-z]+)$/.test(p) && !/[<>{}*…]/.test(p) && !generated.has(p))
+    const cited = [...read(file).matchAll(/`([^`\s]+)`/g)]
+      .map((m) => m[1])
+      .filter((p) => roots.test(p) && /(\/|\.[a-z]+)$/.test(p) && !/[<>{}*…]/.test(p) && !generated.has(p))
     expect(cited.length).toBeGreaterThan(0)
     expect(cited.filter((p) => !exists(p))).toEqual([])
   })

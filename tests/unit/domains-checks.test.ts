@@ -20,7 +20,11 @@ const dns = { resolve }
 
 afterAll(() => doh.close())
 
-const policy = (file: string) => async (domain: string) => ({ ok: true as const, url: `https://mta-sts.${domain}/.well-known/mta-sts.txt`, text: fixture(`mta-sts/${file}`) })
+const policy = (file: string) => async (domain: string) => ({
+  ok: true as const,
+  url: `https://mta-sts.${domain}/.well-known/mta-sts.txt`,
+  text: fixture(`mta-sts/${file}`),
+})
 
 describe('SPF lookup counter', () => {
   it('counts nested includes and mx/a terms, and shows the tree', async () => {
@@ -110,7 +114,11 @@ describe('DMARC check', () => {
     expect(d.reportDestinations[0]).toMatchObject({ external: true, authorized: false })
     expect(d.warnings.join(' | ')).toMatch(/pct=50/)
     expect(d.warnings.join(' | ')).toMatch(/reports.other.example has not authorised reports for weak.example/)
-    expect(d.recommendation?.record).toEqual({ name: '_dmarc.weak.example', type: 'TXT', value: 'v=DMARC1; p=quarantine; rua=mailto:dmarc@reports.other.example' })
+    expect(d.recommendation?.record).toEqual({
+      name: '_dmarc.weak.example',
+      type: 'TXT',
+      value: 'v=DMARC1; p=quarantine; rua=mailto:dmarc@reports.other.example',
+    })
   })
 
   it('finds the organisational record by the tree walk and applies sp', async () => {
@@ -186,7 +194,11 @@ describe('MTA-STS check', () => {
   it('warns on testing mode and fails when the policy cannot be fetched', async () => {
     const testing = await checkMtaSts(dns, 'weak.example', ['mail.tutanota.de'], policy('alexvernon-testing-mode-mx-trailing-dot.txt'))
     expect(testing).toMatchObject({ status: 'warn', uncoveredMxHosts: [] })
-    const broken = await checkMtaSts(dns, 'weak.example', ['mail.tutanota.de'], async (d) => ({ ok: false, url: `https://mta-sts.${d}/x`, reason: 'HTTP 301 redirect' }))
+    const broken = await checkMtaSts(dns, 'weak.example', ['mail.tutanota.de'], async (d) => ({
+      ok: false,
+      url: `https://mta-sts.${d}/x`,
+      reason: 'HTTP 301 redirect',
+    }))
     expect(broken.status).toBe('fail')
     expect(broken.detail).toMatch(/could not be fetched.*HTTP 301/)
   })
@@ -225,7 +237,11 @@ describe('DANE', () => {
   it('counts TLSA only with DNSSEC', async () => {
     const signed = await checkDane(dns, ['mx1.febit.eu', 'mx2.febit.eu'])
     expect(signed.status).toBe('pass')
-    expect(signed.hosts[0]).toEqual({ host: 'mx1.febit.eu', tlsa: ['3 1 1 22c4614379ba19952941fbd8981a3cd6c0188e25b47d46269166e4acae5cad19'], authenticated: true })
+    expect(signed.hosts[0]).toEqual({
+      host: 'mx1.febit.eu',
+      tlsa: ['3 1 1 22c4614379ba19952941fbd8981a3cd6c0188e25b47d46269166e4acae5cad19'],
+      authenticated: true,
+    })
     const unsigned = await checkDane(dns, ['mx.dane-unsigned.example'])
     expect(unsigned.status).toBe('fail')
     expect(unsigned.detail).toMatch(/without DNSSEC validation is ignored/)
@@ -251,7 +267,16 @@ describe('health report', () => {
     const r = await checkDomainHealth({ domain: 'FEBIT.eu.' }, deps('mta-sts.febit.eu-enforce-wildcard-mx.txt'))
     expect(r.domain).toBe('febit.eu')
     expect(Object.fromEntries(Object.entries(r.checks).map(([k, v]) => [k, v.status]))).toEqual({
-      mx: 'pass', spf: 'pass', dmarc: 'pass', dkim: 'pass', mtaSts: 'pass', tlsRpt: 'pass', bimi: 'pass', dnssec: 'pass', caa: 'pass', dane: 'pass',
+      mx: 'pass',
+      spf: 'pass',
+      dmarc: 'pass',
+      dkim: 'pass',
+      mtaSts: 'pass',
+      tlsRpt: 'pass',
+      bimi: 'pass',
+      dnssec: 'pass',
+      caa: 'pass',
+      dane: 'pass',
     })
     expect(r).toMatchObject({ score: 100, grade: 'A', recommendations: [], mxRecords: ['10 mx1.febit.eu', '20 mx2.febit.eu'], dmarcPolicy: 'reject' })
     expect(r.authoritativeNameServers).toEqual(['ns1.dns-host.example', 'ns2.dns-host.example'])
@@ -273,7 +298,9 @@ describe('health report', () => {
   })
 
   it('reports checks still running when the budget runs out as info', async () => {
-    const stalled = { resolve: (name: string, type: Parameters<typeof resolve>[1]) => (name.startsWith('_dmarc.') ? new Promise<never>(() => {}) : resolve(name, type)) }
+    const stalled = {
+      resolve: (name: string, type: Parameters<typeof resolve>[1]) => (name.startsWith('_dmarc.') ? new Promise<never>(() => {}) : resolve(name, type)),
+    }
     const r = await checkDomainHealth({ domain: 'weak.example' }, { ...deps('alexvernon-testing-mode-mx-trailing-dot.txt'), dns: stalled, budgetMs: 300 })
     expect(r.checks.dmarc).toMatchObject({ status: 'info', detail: 'Not checked: the lookups did not finish within the 0.3 s budget.' })
     expect(r.checks.bimi.status).toBe('info')

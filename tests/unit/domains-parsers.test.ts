@@ -18,7 +18,9 @@ describe('SPF parser', () => {
   })
 
   it('parses qualifiers, mechanisms, cidr suffixes and modifiers', () => {
-    const p = parseSpf('v=spf1 ip4:192.0.2.0/24 -ip6:2001:db8::/32 a mx:mail.example.com/24 ~include:_spf.example.net ?exists:%{i}.x.example redirect=_spf.example.com exp=explain.example.com -all')
+    const p = parseSpf(
+      'v=spf1 ip4:192.0.2.0/24 -ip6:2001:db8::/32 a mx:mail.example.com/24 ~include:_spf.example.net ?exists:%{i}.x.example redirect=_spf.example.com exp=explain.example.com -all',
+    )
     expect(p.errors).toEqual([])
     expect(p.terms).toEqual([
       { kind: 'mechanism', qualifier: '+', mechanism: 'ip4', value: '192.0.2.0/24' },
@@ -55,7 +57,9 @@ describe('DMARC tags (RFC 9989)', () => {
   })
 
   it('parses every tag, with p anywhere after v', () => {
-    const d = parseDmarc('v=DMARC1; rua=mailto:a@example.com, mailto:b@example.net; np=reject; t=y; psd=n; sp=quarantine; p=reject; adkim=s; aspf=r; fo=1; ruf=mailto:f@example.com')
+    const d = parseDmarc(
+      'v=DMARC1; rua=mailto:a@example.com, mailto:b@example.net; np=reject; t=y; psd=n; sp=quarantine; p=reject; adkim=s; aspf=r; fo=1; ruf=mailto:f@example.com',
+    )
     expect(d.tags).toEqual({
       p: 'reject',
       sp: 'quarantine',
@@ -117,7 +121,16 @@ describe('MTA-STS policy parsing (recorded policies)', () => {
       'andromedasecuritizadora-enforce-google-plus-zoho.txt',
       'enforce',
       86400,
-      ['aspmx.l.google.com', 'alt1.aspmx.l.google.com', 'alt2.aspmx.l.google.com', 'alt3.aspmx.l.google.com', 'alt4.aspmx.l.google.com', 'mx.zoho.com', 'mx2.zoho.com', 'mx3.zoho.com'],
+      [
+        'aspmx.l.google.com',
+        'alt1.aspmx.l.google.com',
+        'alt2.aspmx.l.google.com',
+        'alt3.aspmx.l.google.com',
+        'alt4.aspmx.l.google.com',
+        'mx.zoho.com',
+        'mx2.zoho.com',
+        'mx3.zoho.com',
+      ],
     ],
     ['boldmere.bham.sch.uk-enforce-exchange-online.txt', 'enforce', 1209600, ['boldmere-bham-sch-uk.mail.protection.outlook.com']],
     ['mta-sts.adisa.org.uk-enforce-max_age-before-mx-CRLF.txt', 'enforce', 1209600, ['mailserver.adisa.org.uk']],
@@ -177,7 +190,10 @@ describe('MX coverage by policy patterns', () => {
 
   it('lists the MX hosts a recorded policy does not cover', () => {
     const { policy } = parseMtaStsPolicy(fixture('mta-sts/mta-sts.febit.eu-enforce-wildcard-mx.txt'))
-    expect(uncoveredHosts(policy.mx, ['mx1.febit.eu', 'mxext2.mailbox.org', 'mx3.forwardemail.net', 'deep.mx.febit.eu'])).toEqual(['mx3.forwardemail.net', 'deep.mx.febit.eu'])
+    expect(uncoveredHosts(policy.mx, ['mx1.febit.eu', 'mxext2.mailbox.org', 'mx3.forwardemail.net', 'deep.mx.febit.eu'])).toEqual([
+      'mx3.forwardemail.net',
+      'deep.mx.febit.eu',
+    ])
   })
 })
 

@@ -15,7 +15,9 @@ import { ensureDatabase } from '@/scripts/ensure-database.mjs'
 const url = testDatabaseUrl('lostack')
 
 const batch = (n: number) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ Datetime: `2026-03-02T10:00:${String(i % 60).padStart(2, '0')}Z`, Action: 'allow', HTTPHost: 'example.org', RequestID: randomUUID() })).join('\n')
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ Datetime: `2026-03-02T10:00:${String(i % 60).padStart(2, '0')}Z`, Action: 'allow', HTTPHost: 'example.org', RequestID: randomUUID() }),
+  ).join('\n')
 
 describe.skipIf(!url)('ingest after a lost COMMIT acknowledgement', () => {
   let proxy: TcpProxy
@@ -25,7 +27,9 @@ describe.skipIf(!url)('ingest after a lost COMMIT acknowledgement', () => {
     const hashes = text.split('\n').map((l) => l.trim())
     const { createHash } = await import('node:crypto')
     const list = `{${hashes.map((l) => createHash('sha256').update(l).digest('hex')).join(',')}}`
-    const r = (await direct.db.execute(sql`SELECT count(*)::int AS n FROM gateway_http WHERE row_hash = ANY(${list}::text[])`)) as unknown as { rows: { n: number }[] }
+    const r = (await direct.db.execute(sql`SELECT count(*)::int AS n FROM gateway_http WHERE row_hash = ANY(${list}::text[])`)) as unknown as {
+      rows: { n: number }[]
+    }
     return r.rows[0].n
   }
 

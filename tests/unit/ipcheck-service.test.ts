@@ -21,7 +21,10 @@ function deps(overrides: Partial<IpCheckDeps> = {}): IpCheckDeps & { looked: str
 }
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const error = await p.then(() => null, (e: unknown) => e)
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(AppError)
   return error as AppError
 }
@@ -101,7 +104,7 @@ describe('checkIp', () => {
     expect(d.looked).toEqual([])
   })
 
-  it('location=me (and no parameter at all) uses the caller\'s address', async () => {
+  it("location=me (and no parameter at all) uses the caller's address", async () => {
     const d = deps()
     await checkIp({ location: 'me' }, '8.8.4.4', d)
     await checkIp({}, '2606:4700::1', d)

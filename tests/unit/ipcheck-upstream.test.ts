@@ -21,7 +21,7 @@ describe('ip-api adapter', () => {
     expect(ipApiBudgets().single.remaining).toBe(44)
   })
 
-  it('turns a 403 refusal into an upstream failure carrying ip-api\'s reason', async () => {
+  it("turns a 403 refusal into an upstream failure carrying ip-api's reason", async () => {
     await expect(lookupIpApi('24.48.3.1')).rejects.toMatchObject({ status: 502, message: expect.stringContaining('SSL unavailable') })
   })
 

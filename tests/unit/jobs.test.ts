@@ -64,7 +64,9 @@ describe(`runJob (${driverName})`, { timeout: 60_000 }, () => {
     // The lock is released: a third start runs.
     const again = gatedJob('message-center-publish')
     again.release()
-    expect((await runJob('message-center-publish', { trigger: 'http', dryRun: true }, { ...deps(), jobs: { 'message-center-publish': again.job } })).outcome).toBe('dry-run')
+    expect(
+      (await runJob('message-center-publish', { trigger: 'http', dryRun: true }, { ...deps(), jobs: { 'message-center-publish': again.job } })).outcome,
+    ).toBe('dry-run')
   })
 
   it('writes one job_runs row per run with trigger, outcome, counts and error', async () => {
@@ -121,7 +123,9 @@ describe(`runJob (${driverName})`, { timeout: 60_000 }, () => {
     await database.db.execute(sql`INSERT INTO job_runs (started_at, job, trigger, outcome) VALUES (now(), 'message-center-dedupe', 'cli', 'running')`)
     expect((await jobStatuses(database.db))['message-center-dedupe'].lastRun?.outcome).toBe('abandoned')
     const ok: JobDefinition = { name: 'message-center-dedupe', description: 'test', run: async () => ({ summary: 'nothing to do', counts: {} }) }
-    expect(await runJob('message-center-dedupe', { trigger: 'cron' }, { ...deps(), jobs: { 'message-center-dedupe': ok } })).toMatchObject({ outcome: 'succeeded' })
+    expect(await runJob('message-center-dedupe', { trigger: 'cron' }, { ...deps(), jobs: { 'message-center-dedupe': ok } })).toMatchObject({
+      outcome: 'succeeded',
+    })
     const rows = await q(sql`SELECT outcome, summary FROM job_runs WHERE job = 'message-center-dedupe' ORDER BY started_at`)
     expect(rows.map((r) => r.outcome)).toEqual(['failed', 'abandoned', 'succeeded'])
     expect(rows[1].summary).toMatch(/^Abandoned: the process running it ended/)
@@ -129,9 +133,20 @@ describe(`runJob (${driverName})`, { timeout: 60_000 }, () => {
 })
 
 /** A report with one grade and the given statuses (every other check passes). */
-function report(domain: string, grade: 'A' | 'B' | 'C' | 'D' | 'F', statuses: Partial<Record<(typeof CHECK_NAMES)[number], string>> = {}, detail = 'ok'): DomainHealthReport {
+function report(
+  domain: string,
+  grade: 'A' | 'B' | 'C' | 'D' | 'F',
+  statuses: Partial<Record<(typeof CHECK_NAMES)[number], string>> = {},
+  detail = 'ok',
+): DomainHealthReport {
   const checks = Object.fromEntries(CHECK_NAMES.map((n) => [n, { status: statuses[n] ?? 'pass', detail, warnings: [], records: [], recommendation: null }]))
-  return { domain, grade, score: { A: 95, B: 80, C: 65, D: 45, F: 10 }[grade], summary: { pass: 10, warn: 0, fail: 0, info: 0, not_found: 0 }, checks } as unknown as DomainHealthReport
+  return {
+    domain,
+    grade,
+    score: { A: 95, B: 80, C: 65, D: 45, F: 10 }[grade],
+    summary: { pass: 10, warn: 0, fail: 0, info: 0, not_found: 0 },
+    checks,
+  } as unknown as DomainHealthReport
 }
 
 describe(`domain-posture (${driverName})`, { timeout: 60_000 }, () => {
@@ -139,15 +154,23 @@ describe(`domain-posture (${driverName})`, { timeout: 60_000 }, () => {
 
   it('stores one row per domain and check, and what changed since the previous run', async () => {
     const domains = () => ['example.com', 'example.org']
-    const first = await runDomainPosture(database.db, { dryRun: false }, { domains, now: at(`${today()}T01:00:00Z`), check: async (d) => report(d, 'B', { dmarc: 'warn' }) })
+    const first = await runDomainPosture(
+      database.db,
+      { dryRun: false },
+      { domains, now: at(`${today()}T01:00:00Z`), check: async (d) => report(d, 'B', { dmarc: 'warn' }) },
+    )
     expect(first.counts).toEqual({ domains: 2, checked: 2, errors: 0, rows: 2 * (1 + CHECK_NAMES.length), changes: 0 })
 
     // Second run: example.com's DMARC now passes and its grade went up; example.org cannot be checked.
-    const second = await runDomainPosture(database.db, { dryRun: false }, {
-      domains,
-      now: at(`${today()}T02:00:00Z`),
-      check: async (d) => (d === 'example.org' ? Promise.reject(new Error('The resolver answered SERVFAIL')) : report(d, 'A')),
-    })
+    const second = await runDomainPosture(
+      database.db,
+      { dryRun: false },
+      {
+        domains,
+        now: at(`${today()}T02:00:00Z`),
+        check: async (d) => (d === 'example.org' ? Promise.reject(new Error('The resolver answered SERVFAIL')) : report(d, 'A')),
+      },
+    )
     expect(second.counts).toMatchObject({ checked: 1, errors: 1, changes: 3 })
     expect(second.errors).toEqual(['example.org: The resolver answered SERVFAIL'])
     const changes = await q(sql`SELECT domain, check_name, previous_status, change FROM domain_checks WHERE changed ORDER BY domain, check_name`)
@@ -168,7 +191,11 @@ describe(`domain-posture (${driverName})`, { timeout: 60_000 }, () => {
     const now = { checkName: 'spf', grade: 'A', score: 95, status: 'pass', findings: 'record found | 9 lookups' }
     expect(compare(now, undefined)).toEqual({ previousStatus: null, changed: false, change: null })
     expect(compare(now, { status: 'pass', grade: 'A', findings: 'record found | 9 lookups' })).toEqual({ previousStatus: 'pass', changed: false, change: null })
-    expect(compare(now, { status: 'pass', grade: 'A', findings: 'record found | 4 lookups' })).toEqual({ previousStatus: 'pass', changed: true, change: 'findings changed' })
+    expect(compare(now, { status: 'pass', grade: 'A', findings: 'record found | 4 lookups' })).toEqual({
+      previousStatus: 'pass',
+      changed: true,
+      change: 'findings changed',
+    })
   })
 
   it('domain_checks is a dataset: the "Changes" quick filter and the grade-changes panel show the changes', async () => {

@@ -13,7 +13,12 @@ const c = loadConfig({
 
 describe('allowed MCP origins', () => {
   it('are the public and development origins plus MCP_ALLOWED_ORIGINS, as origins', () => {
-    expect([...allowedMcpOrigins(c)]).toEqual(['https://api.example.com', 'https://dev.api.example.com:8443', 'https://console.example', 'http://localhost:6274'])
+    expect([...allowedMcpOrigins(c)]).toEqual([
+      'https://api.example.com',
+      'https://dev.api.example.com:8443',
+      'https://console.example',
+      'http://localhost:6274',
+    ])
   })
 
   it.each([

@@ -87,7 +87,7 @@ describe('policy host guard', () => {
     expect(await policyHostProblem(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['8.8.4.4'] }))).toBeNull()
   })
 
-  it('leaves a fixed host from the operator\'s template alone', async () => {
+  it("leaves a fixed host from the operator's template alone", async () => {
     const lookups: string[] = []
     const r = await policyHostProblem('http://127.0.0.1:8080/evil.example/mta-sts.txt', 'evil.example', async (h) => (lookups.push(h), []))
     expect(r).toBeNull()

@@ -64,7 +64,9 @@ describe('buildMessagePost', () => {
     expect(post.html).toContain('href="https://docs.microsoft.com/microsoftteams/skype-for-business-online-retirement"')
     expect(post.excerpt.length).toBeLessThanOrEqual(300)
     // The docs spell the same values in PascalCase.
-    const pascal = buildMessagePost(GraphMessage.parse({ ...message, category: 'PlanForChange', severity: 'High', body: { contentType: 'Html', content: '<p>x</p>' } }))!
+    const pascal = buildMessagePost(
+      GraphMessage.parse({ ...message, category: 'PlanForChange', severity: 'High', body: { contentType: 'Html', content: '<p>x</p>' } }),
+    )!
     expect(pascal.html).toContain('Plan for change')
     expect(pascal.html).toContain('<li><strong>Severity:</strong> High</li>')
   })
@@ -75,7 +77,10 @@ describe('buildMessagePost', () => {
         id: 'MC9',
         title: 'T <script>',
         services: ['<b>Teams</b>'],
-        details: [{ name: 'ExternalLink', value: 'javascript:alert(1)' }, { name: 'BlogLink', value: 'https://ok.example/"><script>' }],
+        details: [
+          { name: 'ExternalLink', value: 'javascript:alert(1)' },
+          { name: 'BlogLink', value: 'https://ok.example/"><script>' },
+        ],
         body: { contentType: 'text', content: 'line <one>\n\nline two' },
       }),
     )!

@@ -24,7 +24,10 @@ function fakeBlog(initial: GhostAdminPost[] = [], messages: GraphMessage[] = [])
     deletePost: async (id) => {
       if (failDelete.has(id)) throw new Error('Ghost answered HTTP 500.')
       calls.deleted.push(id)
-      posts.splice(posts.findIndex((p) => p.id === id), 1)
+      posts.splice(
+        posts.findIndex((p) => p.id === id),
+        1,
+      )
     },
   }
   return { posts, calls, failDelete, services }
@@ -54,7 +57,10 @@ describe('deduplicate', () => {
     const report = await deduplicate(false, blog.services)
     expect(blog.calls.deleted).toEqual(['c'])
     expect(report).toMatchObject({ dryRun: false, duplicatesFound: 2, deleted: 1, failed: 1 })
-    expect(report.duplicates.map((d) => [d.id, d.deleted])).toEqual([['b', false], ['c', true]])
+    expect(report.duplicates.map((d) => [d.id, d.deleted])).toEqual([
+      ['b', false],
+      ['c', true],
+    ])
     expect(blog.posts.map((p) => p.slug)).toEqual(['mc1', 'mc1-2', 'mc2-2', 'hello'])
   })
 })
@@ -85,7 +91,9 @@ describe('publish', () => {
     const blog = fakeBlog([], realMessages())
     const report = await publish({ dryRun: false, limit: 2 }, blog.services)
     expect(report).toMatchObject({ published: 2, pending: 2 })
-    const starts = realMessages().map((m) => [m.id, m.startDateTime!] as const).sort((a, b) => b[1].localeCompare(a[1]))
+    const starts = realMessages()
+      .map((m) => [m.id, m.startDateTime!] as const)
+      .sort((a, b) => b[1].localeCompare(a[1]))
     expect(blog.calls.created.map((p) => p.slug)).toEqual(starts.slice(0, 2).map(([id]) => id.toLowerCase()))
   })
 

@@ -37,7 +37,9 @@ function errorsOf(schema: Json, value: unknown): string[] {
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
 }
 
-const entries = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ label: `${method.toUpperCase()} ${path}`, path, method, op })))
+const entries = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ label: `${method.toUpperCase()} ${path}`, path, method, op })),
+)
 const json = (m?: Record<string, Media>) => m?.['application/json']
 
 describe('OpenAPI examples', () => {

@@ -8,7 +8,11 @@ import { xrpcErrorOf, type PdsClient } from '@/lib/pds/upstream'
 // The service against an in-process PDS adapter (the HTTP side is covered by the integration test).
 
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
-const did = (n: number) => `did:plc:${[...n.toString(32)].map((c) => B32[parseInt(c, 32)]).join('').padStart(24, 'a')}`
+const did = (n: number) =>
+  `did:plc:${[...n.toString(32)]
+    .map((c) => B32[parseInt(c, 32)])
+    .join('')
+    .padStart(24, 'a')}`
 const year = new Date().getUTCFullYear()
 
 function fakePds(overrides: Partial<PdsClient> = {}): PdsClient & { calls: string[] } {
@@ -24,7 +28,15 @@ function fakePds(overrides: Partial<PdsClient> = {}): PdsClient & { calls: strin
     health: notImplemented('health'),
     describeServer: async () => {
       log('describeServer')
-      return { did: 'did:web:pds.test', availableUserDomains: ['.pds.test'], inviteCodeRequired: false, phoneVerificationRequired: false, blobUploadLimit: null, links: { privacyPolicy: null, termsOfService: null }, contactEmail: null }
+      return {
+        did: 'did:web:pds.test',
+        availableUserDomains: ['.pds.test'],
+        inviteCodeRequired: false,
+        phoneVerificationRequired: false,
+        blobUploadLimit: null,
+        links: { privacyPolicy: null, termsOfService: null },
+        contactEmail: null,
+      }
     },
     listRepos: notImplemented('listRepos'),
     listRecords: notImplemented('listRecords'),
@@ -44,7 +56,9 @@ function pagedRepos(n: number, cap: number, inactive = new Set<number>()) {
     const start = cursor ? Number(cursor) : 0
     const repos = Array.from({ length: Math.max(0, Math.min(cap, n - start)) }, (_, i) => {
       const k = start + i
-      return inactive.has(k) ? { did: did(k), head: 'bafyhead', rev: '3l', active: false, status: 'deactivated' } : { did: did(k), head: 'bafyhead', rev: '3l', active: true }
+      return inactive.has(k)
+        ? { did: did(k), head: 'bafyhead', rev: '3l', active: false, status: 'deactivated' }
+        : { did: did(k), head: 'bafyhead', rev: '3l', active: true }
     })
     return repos.length ? { cursor: String(start + repos.length), repos } : { repos }
   }
@@ -93,7 +107,12 @@ describe('verifyHandle', () => {
     const check = (handle: string) => verifyHandle(handle, pds, plc)
     expect(await check('Admin.PDS.test')).toMatchObject({ handle: 'admin.pds.test', available: false, reason: expect.stringContaining('reserved') })
     expect(await check('Free-Name.pds.test')).toEqual({ handle: 'free-name.pds.test', available: true, reason: null, did: null, verified: null })
-    expect(await check('taken.pds.test')).toMatchObject({ available: false, did: did(9), verified: true, reason: expect.stringContaining('already registered') })
+    expect(await check('taken.pds.test')).toMatchObject({
+      available: false,
+      did: did(9),
+      verified: true,
+      reason: expect.stringContaining('already registered'),
+    })
     // the PDS still maps the handle, but the DID document no longer claims it
     expect(await check('stale.pds.test')).toMatchObject({ available: false, did: did(9), verified: false })
     expect(resolved).toEqual(['free-name.pds.test', 'taken.pds.test', 'stale.pds.test'])
@@ -104,7 +123,8 @@ describe('getPostingHeatmap', () => {
   it('counts the active accounts only, skips vanished ones and stops paging before the year', async () => {
     const paged = pagedRepos(3, 1000, new Set([2]))
     const listed: string[] = []
-    const pageOf = (times: number[]) => times.map((t) => ({ uri: `at://x/app.bsky.feed.post/${tidFromTimeMs(t)}`, value: { createdAt: new Date(t).toISOString() } }))
+    const pageOf = (times: number[]) =>
+      times.map((t) => ({ uri: `at://x/app.bsky.feed.post/${tidFromTimeMs(t)}`, value: { createdAt: new Date(t).toISOString() } }))
     const jan2 = Date.UTC(year, 0, 2, 10)
     const pds = fakePds({
       listRepos: paged.listRepos,
@@ -138,7 +158,10 @@ describe('blob usage', () => {
         expect(collection).toBe('app.bsky.feed.post')
         if (cursor) return { records: [] }
         const image = (cid: string, size: number) => ({ $type: 'blob', ref: { $link: cid }, mimeType: 'image/jpeg', size })
-        return { cursor: 'r', records: [{ uri: 'at://x/app.bsky.feed.post/1', value: { embed: { images: [{ image: image('bafa', 100) }, { image: image('bafb', 50) }] } } }] }
+        return {
+          cursor: 'r',
+          records: [{ uri: 'at://x/app.bsky.feed.post/1', value: { embed: { images: [{ image: image('bafa', 100) }, { image: image('bafb', 50) }] } } }],
+        }
       },
       blobSize: async (d, cid) => {
         sized.push(cid)

@@ -2,15 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AppError } from '@/lib/errors'
 import { BetterStackSla, XrpcDescribeServer } from '@/lib/pds/schemas'
-import {
-  betterStackErrorMessage,
-  reshapeDescribeServer,
-  reshapeHealth,
-  reshapeResolveHandle,
-  reshapeSla,
-  xrpcErrorOf,
-  XrpcError,
-} from '@/lib/pds/upstream'
+import { betterStackErrorMessage, reshapeDescribeServer, reshapeHealth, reshapeResolveHandle, reshapeSla, xrpcErrorOf, XrpcError } from '@/lib/pds/upstream'
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8')
 
@@ -50,8 +42,18 @@ describe('recorded PDS payloads', () => {
     const call = () => reshapeResolveHandle(400, '{"error":"InvalidRequest","message":"Error: handle must be a valid handle"}')
     expect(call).toThrow(XrpcError)
     // The client reads our words; the PDS's own (its error body) are only logged.
-    expect(call).toThrow(expect.objectContaining({ message: 'PDS answered HTTP 400.', details: expect.objectContaining({ detail: 'InvalidRequest: Error: handle must be a valid handle' }) }))
-    expect(() => reshapeResolveHandle(200, '{"handle":"x"}')).toThrow(expect.objectContaining({ message: 'PDS sent a response that could not be used (unexpected shape).', details: expect.objectContaining({ detail: expect.stringMatching(/^at did: /) }) }))
+    expect(call).toThrow(
+      expect.objectContaining({
+        message: 'PDS answered HTTP 400.',
+        details: expect.objectContaining({ detail: 'InvalidRequest: Error: handle must be a valid handle' }),
+      }),
+    )
+    expect(() => reshapeResolveHandle(200, '{"handle":"x"}')).toThrow(
+      expect.objectContaining({
+        message: 'PDS sent a response that could not be used (unexpected shape).',
+        details: expect.objectContaining({ detail: expect.stringMatching(/^at did: /) }),
+      }),
+    )
   })
 
   it('reads XRPC error bodies, and survives ones that are not JSON', () => {

@@ -43,7 +43,11 @@ describe('planProvisioning', () => {
     const facts = ready()
     facts.postgres = { ...facts.postgres!, state: 'down' }
     facts.redis = { ...facts.redis!, state: 'down' }
-    expect(planProvisioning(facts).steps).toEqual([{ kind: 'start-postgres', version: '17' }, { kind: 'start-redis' }, { kind: 'create-databases', url: pgUrl, names: ['test', 'qd_test'] }])
+    expect(planProvisioning(facts).steps).toEqual([
+      { kind: 'start-postgres', version: '17' },
+      { kind: 'start-redis' },
+      { kind: 'create-databases', url: pgUrl, names: ['test', 'qd_test'] },
+    ])
   })
 
   it('installs only Chromium when only Chromium is missing', () => {
@@ -69,9 +73,21 @@ describe('planProvisioning', () => {
     const { steps, problems } = planProvisioning(facts)
     expect(steps).toEqual([])
     expect(problems).toEqual([
-      { what: expect.stringMatching(/^Chromium is not at \/usr\/bin\/chromium .*not running as root/), commands: ['sudo apt-get update && sudo apt-get install -y chromium'] },
-      { what: expect.stringMatching(/^PostgreSQL is installed but not answering on 127\.0\.0\.1:5432/), commands: ['sudo pg_ctlcluster --skip-systemctl-redirect 16 main start'] },
-      { what: expect.stringMatching(/^Redis is not answering .* not installed/), commands: ['sudo apt-get update && sudo apt-get install -y redis-server', 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no'] },
+      {
+        what: expect.stringMatching(/^Chromium is not at \/usr\/bin\/chromium .*not running as root/),
+        commands: ['sudo apt-get update && sudo apt-get install -y chromium'],
+      },
+      {
+        what: expect.stringMatching(/^PostgreSQL is installed but not answering on 127\.0\.0\.1:5432/),
+        commands: ['sudo pg_ctlcluster --skip-systemctl-redirect 16 main start'],
+      },
+      {
+        what: expect.stringMatching(/^Redis is not answering .* not installed/),
+        commands: [
+          'sudo apt-get update && sudo apt-get install -y redis-server',
+          'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+        ],
+      },
     ])
     const message = formatProblems(problems)
     expect(message.split('\n')[0]).toBe('npm test cannot start: this machine lacks what the tests need, and it cannot be provided here.')
@@ -82,7 +98,12 @@ describe('planProvisioning', () => {
   it.each([
     ['another OS', { platform: 'darwin', debianLike: false, apt: false, root: false }, /not Debian or Ubuntu \(darwin\)/, 'brew install --cask chromium'],
     ['no apt', { platform: 'linux', debianLike: true, apt: false, root: true }, /apt-get is not available/, 'apt-get update && apt-get install -y chromium'],
-    ['apt unreachable', { ...debianRoot, aptError: 'apt-get update -qq failed (exit 100)' }, /apt-get failed \(apt-get update -qq failed \(exit 100\)\); is the package mirror reachable\?/, 'apt-get update && apt-get install -y chromium'],
+    [
+      'apt unreachable',
+      { ...debianRoot, aptError: 'apt-get update -qq failed (exit 100)' },
+      /apt-get failed \(apt-get update -qq failed \(exit 100\)\); is the package mirror reachable\?/,
+      'apt-get update && apt-get install -y chromium',
+    ],
   ])('names the reason and the command on %s', (_name, os, why, command) => {
     const facts = ready(os as Facts['os'])
     facts.chromium = { ...facts.chromium!, present: false }

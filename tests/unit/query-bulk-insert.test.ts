@@ -24,7 +24,7 @@ let database: Database
 
 /** Lines with what COPY's text format must escape: tabs, newlines, backslashes, \N itself, quotes, non-ASCII. */
 function lines(day: string, n: number): string[] {
-  const awkward = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'carriage\rreturn', "it's \"quoted\"", 'café ☕ 日本', '', ' ']
+  const awkward = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'carriage\rreturn', 'it\'s "quoted"', 'café ☕ 日本', '', ' ']
   return Array.from({ length: n }, (_, i) =>
     JSON.stringify({
       Datetime: new Date(Date.parse(`${day}T10:00:00Z`) + i * 1500).toISOString(),
@@ -44,10 +44,15 @@ function lines(day: string, n: number): string[] {
 
 const rowsOf = async (day: string): Promise<Array<Record<string, unknown>>> =>
   (
-    (await database.db.execute(sql`SELECT * FROM gateway_dns WHERE datetime >= ${`${day}T00:00:00Z`}::timestamptz AND datetime < ${`${day}T00:00:00Z`}::timestamptz + interval '1 day' ORDER BY query_id`)) as unknown as {
+    (await database.db.execute(
+      sql`SELECT * FROM gateway_dns WHERE datetime >= ${`${day}T00:00:00Z`}::timestamptz AND datetime < ${`${day}T00:00:00Z`}::timestamptz + interval '1 day' ORDER BY query_id`,
+    )) as unknown as {
       rows: Array<Record<string, unknown>>
     }
-  ).rows.map(({ id: _id, row_hash: _hash, datetime, ...rest }) => ({ ...rest, offset: (datetime instanceof Date ? datetime : new Date(String(datetime))).getTime() % DAY_MS }))
+  ).rows.map(({ id: _id, row_hash: _hash, datetime, ...rest }) => ({
+    ...rest,
+    offset: (datetime instanceof Date ? datetime : new Date(String(datetime))).getTime() % DAY_MS,
+  }))
 
 const rollupOf = async (day: string) =>
   (
@@ -55,7 +60,9 @@ const rollupOf = async (day: string) =>
       sql`SELECT * FROM gateway_dns_rollup WHERE bucket >= ${`${day}T00:00:00Z`}::timestamptz AND bucket < ${`${day}T00:00:00Z`}::timestamptz + interval '1 day'`,
     )) as unknown as { rows: Array<Record<string, unknown>> }
   ).rows
-    .map(({ bucket, ...rest }) => JSON.stringify({ ...rest, rows: Number(rest.rows), offset: (bucket instanceof Date ? bucket : new Date(String(bucket))).getTime() % DAY_MS }))
+    .map(({ bucket, ...rest }) =>
+      JSON.stringify({ ...rest, rows: Number(rest.rows), offset: (bucket instanceof Date ? bucket : new Date(String(bucket))).getTime() % DAY_MS }),
+    )
     .sort()
 
 beforeAll(async () => {
@@ -139,12 +146,23 @@ describe(`bulk insert through a staging table (${driverName})`, () => {
     expect(await writeRequestLog(database.db, rows)).toBe(texts.length)
     expect(await writeRequestLog(database.db, rows)).toBe(0)
     const stored = (
-      (await database.db.execute(sql`SELECT request_id, route, query, user_agent, referrer, duration_ms, api_key_present, client_ip FROM request_log WHERE request_id LIKE 'bulk-req-%' ORDER BY time`)) as unknown as {
+      (await database.db.execute(
+        sql`SELECT request_id, route, query, user_agent, referrer, duration_ms, api_key_present, client_ip FROM request_log WHERE request_id LIKE 'bulk-req-%' ORDER BY time`,
+      )) as unknown as {
         rows: Array<Record<string, unknown>>
       }
     ).rows
     expect(stored).toEqual(
-      rows.map((r) => ({ request_id: r.requestId, route: r.route, query: r.query, user_agent: r.userAgent, referrer: r.referrer, duration_ms: r.durationMs, api_key_present: r.apiKeyPresent, client_ip: r.clientIp })),
+      rows.map((r) => ({
+        request_id: r.requestId,
+        route: r.route,
+        query: r.query,
+        user_agent: r.userAgent,
+        referrer: r.referrer,
+        duration_ms: r.durationMs,
+        api_key_present: r.apiKeyPresent,
+        client_ip: r.clientIp,
+      })),
     )
   })
 })

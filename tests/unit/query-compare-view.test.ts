@@ -19,13 +19,21 @@ describe('compare and split in the URL', () => {
   })
 
   it('offers each rollup dimension, a status column also as its class', () => {
-    expect(splitColumns('requests').map((c) => c.name).slice(0, 3)).toEqual(['status_class', 'status', 'route'])
+    expect(
+      splitColumns('requests')
+        .map((c) => c.name)
+        .slice(0, 3),
+    ).toEqual(['status_class', 'status', 'route'])
     expect(findSplitColumn('http', 'http_status_code_class')).toMatchObject({ column: 'http_status_code', statusClass: true })
     expect(findSplitColumn('dns', 'rcode')).toMatchObject({ column: 'rcode', statusClass: false })
   })
 
   it('places the baseline window', () => {
-    expect(baselineRange('previous', '2026-01-10T06:00:00Z', '2026-01-10T12:00:00Z')).toEqual({ dateFrom: '2026-01-10T00:00:00.000Z', dateTo: '2026-01-10T06:00:00.000Z', shiftMs: 21_600_000 })
+    expect(baselineRange('previous', '2026-01-10T06:00:00Z', '2026-01-10T12:00:00Z')).toEqual({
+      dateFrom: '2026-01-10T00:00:00.000Z',
+      dateTo: '2026-01-10T06:00:00.000Z',
+      shiftMs: 21_600_000,
+    })
     expect(baselineRange('week', '2026-01-10T00:00:00Z', '2026-01-11T00:00:00Z').dateFrom).toBe('2026-01-03T00:00:00.000Z')
   })
 })

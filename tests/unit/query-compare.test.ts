@@ -20,7 +20,15 @@ let database: Database
 const DAY = '2026-01-10'
 const BEFORE = '2026-01-09'
 const at = (day: string, ms: number) => new Date(Date.parse(`${day}T00:00:00Z`) + ms)
-const row = (time: Date, i: number, status: number, route: string) => ({ time, requestId: `cmp-${time.toISOString()}-${i}`, method: 'GET', route, status, durationMs: 5, clientIp: null })
+const row = (time: Date, i: number, status: number, route: string) => ({
+  time,
+  requestId: `cmp-${time.toISOString()}-${i}`,
+  method: 'GET',
+  route,
+  status,
+  durationMs: 5,
+  clientIp: null,
+})
 // The day before: 200 rows 7 minutes apart; mostly 200s, 404 every 5th, 500 every 10th, four routes.
 const BASELINE = Array.from({ length: 200 }, (_, i) => row(at(BEFORE, i * 7 * 60_000), i, i % 10 === 0 ? 500 : i % 5 === 0 ? 404 : 200, `/api/r${i % 4}`))
 // The day itself: 300 rows 4 minutes 30 s apart (off the minute); 500 every 4th, 302 every 9th, five routes.
@@ -28,7 +36,9 @@ const CURRENT = Array.from({ length: 300 }, (_, i) => row(at(DAY, i * 270_000 + 
 const ALL = [...BASELINE, ...CURRENT]
 // A later day with more distinct routes in one hour than the rollup keeps per hour (written as one batch).
 const CAPPED_DAY = '2026-01-20'
-const CAPPED = Array.from({ length: ROLLUP_TOP_PER_HOUR + 10 }, (_, i) => row(at(CAPPED_DAY, 10 * 3_600_000 + i * 30_000), i, i % 3 === 0 ? 500 : 200, `/api/capped/${i}`))
+const CAPPED = Array.from({ length: ROLLUP_TOP_PER_HOUR + 10 }, (_, i) =>
+  row(at(CAPPED_DAY, 10 * 3_600_000 + i * 30_000), i, i % 3 === 0 ? 500 : 200, `/api/capped/${i}`),
+)
 
 type Row = (typeof ALL)[number]
 const within = (rows: Row[], from: string, to: string) => rows.filter((r) => r.time.getTime() >= Date.parse(from) && r.time.getTime() < Date.parse(to))
@@ -38,7 +48,10 @@ const statusClass = (s: number) => `${Math.floor(s / 100)}xx`
 function expectedSplit(rows: Row[], from: string, to: string, bucketS: number, value: (r: Row) => string, top: number) {
   const totals = new Map<string, number>()
   for (const r of rows) totals.set(value(r), (totals.get(value(r)) ?? 0) + 1)
-  const kept = [...totals.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([v]) => v)
+  const kept = [...totals.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, top)
+    .map(([v]) => v)
   const step = bucketS * 1000
   const first = Math.floor(Date.parse(from) / step) * step
   const n = Math.ceil((Date.parse(to) - first) / step)
@@ -125,7 +138,10 @@ describe(`runCompare (${driverName})`, () => {
       // Buckets line up: the baseline's bucket i is one day before the range's.
       expect(r.baseline.buckets.map((b: string) => Date.parse(b) + r.shiftMs)).toEqual(r.histogram.buckets.map((b: string) => Date.parse(b)))
       const byColumn = Object.fromEntries(r.changes.map((c) => [c.column, c]))
-      for (const [column, value] of [['status', (x: Row) => String(x.status)], ['route', (x: Row) => x.route]] as const) {
+      for (const [column, value] of [
+        ['status', (x: Row) => String(x.status)],
+        ['route', (x: Row) => x.route],
+      ] as const) {
         const got = byColumn[column]
         // route is kept per hour only, capped; its lists left nothing out here, so the rollup is exact.
         expect(DATASETS.requests.rollup.hourOnly).toContain('route')
@@ -133,7 +149,9 @@ describe(`runCompare (${driverName})`, () => {
         expect(got.sampled).toBe(false)
         expect([got.currentTotal, got.baselineTotal]).toEqual([CURRENT.length, BASELINE.length])
         const want = expectedChanges(CURRENT, BASELINE, value).slice(0, 3)
-        expect(got.values.map((v) => ({ value: v.value, current: v.current, baseline: v.baseline }))).toEqual(want.map(({ value: v, current, baseline }) => ({ value: v, current, baseline })))
+        expect(got.values.map((v) => ({ value: v.value, current: v.current, baseline: v.baseline }))).toEqual(
+          want.map(({ value: v, current, baseline }) => ({ value: v, current, baseline })),
+        )
         got.values.forEach((v, i) => expect(v.delta).toBeCloseTo(want[i].delta, 10))
       }
     })
@@ -151,13 +169,24 @@ describe(`runCompare (${driverName})`, () => {
     expect(status.source).toBe('rows')
     expect(r.histogram.total).toBe(current.length)
     expect(r.baseline.total).toBe(baseline.length)
-    expect(status.values.map((v) => [v.value, v.current, v.baseline])).toEqual(expectedChanges(current, baseline, (x) => String(x.status)).slice(0, 5).map((v) => [v.value, v.current, v.baseline]))
+    expect(status.values.map((v) => [v.value, v.current, v.baseline])).toEqual(
+      expectedChanges(current, baseline, (x) => String(x.status))
+        .slice(0, 5)
+        .map((v) => [v.value, v.current, v.baseline]),
+    )
     // Bounded: the newest 10 rows of each window.
-    const sampled = await runCompare({ dataset: 'requests', dateFrom: from, dateTo: to, compare: 'previous', filter: "route <> '/api/r0'", columns: ['status'] }, { sampleRows: 10 })
+    const sampled = await runCompare(
+      { dataset: 'requests', dateFrom: from, dateTo: to, compare: 'previous', filter: "route <> '/api/r0'", columns: ['status'] },
+      { sampleRows: 10 },
+    )
     expect(sampled.changes[0].sampled).toBe(true)
     expect([sampled.changes[0].currentTotal, sampled.changes[0].baselineTotal]).toEqual([10, 10])
     const newest = (rows: Row[]) => [...rows].sort((a, b) => b.time.getTime() - a.time.getTime()).slice(0, 10)
-    expect(sampled.changes[0].values.map((v) => [v.value, v.current, v.baseline])).toEqual(expectedChanges(newest(current), newest(baseline), (x) => String(x.status)).slice(0, 5).map((v) => [v.value, v.current, v.baseline]))
+    expect(sampled.changes[0].values.map((v) => [v.value, v.current, v.baseline])).toEqual(
+      expectedChanges(newest(current), newest(baseline), (x) => String(x.status))
+        .slice(0, 5)
+        .map((v) => [v.value, v.current, v.baseline]),
+    )
   })
 
   it('reads an hour-only column from the rows when its capped lists left values out in either window', async () => {

@@ -46,11 +46,14 @@ async function replay(statement: { text: string; params: unknown[] }): Promise<A
 }
 
 async function snapshot() {
-  const tables = await database.db.execute(sql`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`)
+  const tables = await database.db.execute(
+    sql`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+  )
   const counts = await database.db.execute(
     sql`SELECT (SELECT count(*) FROM request_log) AS r, (SELECT count(*) FROM gateway_dns) AS d, (SELECT count(*) FROM gateway_http) AS h, (SELECT count(*) FROM gateway_network) AS n, (SELECT count(*) FROM gateway_sessions) AS s, (SELECT sum(status) FROM request_log) AS st, (SELECT sum(rows) FROM request_log_rollup) AS rr, (SELECT sum(rows) FROM gateway_dns_rollup) AS dr`,
   )
-  const rows = (r: unknown) => JSON.parse(JSON.stringify((r as { rows: unknown[] }).rows, (_, v) => (typeof v === 'bigint' ? String(v) : typeof v === 'number' ? String(v) : v)))
+  const rows = (r: unknown) =>
+    JSON.parse(JSON.stringify((r as { rows: unknown[] }).rows, (_, v) => (typeof v === 'bigint' ? String(v) : typeof v === 'number' ? String(v) : v)))
   return { tables: rows(tables), counts: rows(counts) }
 }
 
@@ -60,7 +63,9 @@ beforeAll(async () => {
   expect(database.driver).toBe({ neon: 'neon-serverless', postgres: 'node-postgres', pglite: 'pglite' }[driverName])
   await database.migrate()
   await database.migrate() // idempotent
-  await database.db.execute(sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions, request_log_rollup, gateway_dns_rollup, gateway_http_rollup, gateway_network_rollup, gateway_sessions_rollup RESTART IDENTITY`)
+  await database.db.execute(
+    sql`TRUNCATE request_log, gateway_dns, gateway_http, gateway_network, gateway_sessions, request_log_rollup, gateway_dns_rollup, gateway_http_rollup, gateway_network_rollup, gateway_sessions_rollup RESTART IDENTITY`,
+  )
   await writeRequestLog(database.db, [...MAIN, ...EDGES])
   setDatabase(database)
 }, 60_000)
@@ -129,7 +134,14 @@ describe(`runQuery (${driverName})`, () => {
   })
 
   it('applies the filter, and reports the exact statements and parameters', async () => {
-    const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: "status = 500 AND method = 'GET' -- only errors", limit: 10, offset: 5 })
+    const r = await runQuery({
+      dataset: 'requests',
+      dateFrom: DAY,
+      dateTo: DAY,
+      filter: "status = 500 AND method = 'GET' -- only errors",
+      limit: 10,
+      offset: 5,
+    })
     const errors = MAIN.filter((m) => m.status === 500 && m.method === 'GET').length
     expect([r.count, r.countExact]).toEqual([errors, true])
     expect(r.rows).toHaveLength(10)
@@ -140,7 +152,9 @@ describe(`runQuery (${driverName})`, () => {
     )
     expect(r.sql.params).toEqual([`${DAY}T00:00:00.000Z`, '2026-01-11T00:00:00.000Z', 10, 5])
     // Two columns: not something the rollup answers, so a count capped past QUERY_EXACT_COUNT_LIMIT.
-    expect(r.countSql.text).toBe('SELECT count(*) AS "count" FROM (SELECT 1 FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz AND (status = 500 AND method = \'GET\') LIMIT $3) AS "matching"')
+    expect(r.countSql.text).toBe(
+      'SELECT count(*) AS "count" FROM (SELECT 1 FROM "request_log" WHERE "time" >= $1::timestamptz AND "time" < $2::timestamptz AND (status = 500 AND method = \'GET\') LIMIT $3) AS "matching"',
+    )
     expect(r.countSql.params).toEqual([`${DAY}T00:00:00.000Z`, '2026-01-11T00:00:00.000Z', 100_001])
     expect(r.range).toEqual({ from: `${DAY}T00:00:00.000Z`, to: '2026-01-11T00:00:00.000Z' })
     expect(r.elapsedMs).toBeGreaterThanOrEqual(0)
@@ -180,7 +194,16 @@ describe(`runQuery (${driverName})`, () => {
 describe(`runDashboard (${driverName})`, () => {
   it('returns every panel of the dataset from the rollup, consistent with the rows', async () => {
     const d = await runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY })
-    expect(d.panels.map((p) => p.id)).toEqual(['count_over_time', 'latency', 'by_status', 'top_route', 'top_client_ip', 'top_country', 'top_user_agent', 'top_mcp_tool'])
+    expect(d.panels.map((p) => p.id)).toEqual([
+      'count_over_time',
+      'latency',
+      'by_status',
+      'top_route',
+      'top_client_ip',
+      'top_country',
+      'top_user_agent',
+      'top_mcp_tool',
+    ])
     expect(d.panels.every((p) => p.source === 'rollup')).toBe(true)
     const byId = Object.fromEntries(d.panels.map((p) => [p.id, p]))
     const series = byId.count_over_time
@@ -200,7 +223,11 @@ describe(`runDashboard (${driverName})`, () => {
     }
     expect(latency.count).toBe(DAY_ROWS)
     // From the rollup's histogram: within 2^(1/4) − 1 of the exact value, plus 1 ms.
-    for (const [estimate, exact] of [[latency.p50Ms!, pct(0.5)], [latency.p95Ms!, pct(0.95)]]) expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(0.1892 * exact + 1)
+    for (const [estimate, exact] of [
+      [latency.p50Ms!, pct(0.5)],
+      [latency.p95Ms!, pct(0.95)],
+    ])
+      expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(0.1892 * exact + 1)
     expect(latency.errorRate).toBe(25 / DAY_ROWS)
     expect(latency.clientErrorRate).toBe(32 / DAY_ROWS)
     const status = byId.by_status
@@ -254,7 +281,12 @@ describe(`runDashboard (${driverName})`, () => {
       const lo = Math.floor(pos)
       return durations[lo] + (durations[Math.min(lo + 1, durations.length - 1)] - durations[lo]) * (pos - lo)
     }
-    expect(d.panels.find((p) => p.id === 'latency')).toMatchObject({ count: DAY_ROWS, p50Ms: Math.round(pct(0.5) * 100) / 100, p95Ms: Math.round(pct(0.95) * 100) / 100, errorRate: 25 / DAY_ROWS })
+    expect(d.panels.find((p) => p.id === 'latency')).toMatchObject({
+      count: DAY_ROWS,
+      p50Ms: Math.round(pct(0.5) * 100) / 100,
+      p95Ms: Math.round(pct(0.95) * 100) / 100,
+      errorRate: 25 / DAY_ROWS,
+    })
   })
 
   it('reads the rollup for a range that is not whole minutes, the rows only at its edges', async () => {
@@ -270,7 +302,9 @@ describe(`runDashboard (${driverName})`, () => {
   })
 
   it('rejects what runQuery rejects', async () => {
-    expect((await appError(runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'secret = 1' }))).message).toContain('unknown column "secret"')
+    expect((await appError(runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'secret = 1' }))).message).toContain(
+      'unknown column "secret"',
+    )
     expect((await appError(runDashboard({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, limit: 10 } as never))).code).toBe('invalid_input')
   })
 
@@ -307,7 +341,9 @@ describe(`database defences (${driverName})`, () => {
   })
 
   it('cannot switch the transaction back to read-write', async () => {
-    await expect(readOnly({}, (session) => session.execute(sql`SELECT set_config('transaction_read_only', 'off', true)`))).rejects.toThrow('read-write mode must be set before any query')
+    await expect(readOnly({}, (session) => session.execute(sql`SELECT set_config('transaction_read_only', 'off', true)`))).rejects.toThrow(
+      'read-write mode must be set before any query',
+    )
   })
 
   it('reads day partitions only through their parent', async () => {
@@ -405,7 +441,16 @@ describe(`ingest (${driverName})`, () => {
         if (prop !== 'transaction') return Reflect.get(target, prop, receiver)
         return (fn: (tx: unknown) => Promise<unknown>) =>
           target.transaction((tx) =>
-            fn(new Proxy(tx, { get: (t, p, r) => (p === 'execute' && ++statements === 2 ? () => { throw new Error('connection lost') } : Reflect.get(t, p, r)) })),
+            fn(
+              new Proxy(tx, {
+                get: (t, p, r) =>
+                  p === 'execute' && ++statements === 2
+                    ? () => {
+                        throw new Error('connection lost')
+                      }
+                    : Reflect.get(t, p, r),
+              }),
+            ),
           )
       },
     })
@@ -420,7 +465,17 @@ describe(`request log writer (${driverName})`, () => {
   it('writes batches with truncated client addresses', async () => {
     const writer = createRequestLogWriter({ db: async () => database.db, flushMs: 60_000 })
     const entry = (requestId: string, clientIp: string) =>
-      requestLogEntry({ time: new Date(`${DAY}T20:00:00Z`), requestId, route: '/api/ipcheck', query: 'ip=***', durationMs: 3.5, clientIp, country: 'FR', userAgent: 'curl/8', apiKeyPresent: true })
+      requestLogEntry({
+        time: new Date(`${DAY}T20:00:00Z`),
+        requestId,
+        route: '/api/ipcheck',
+        query: 'ip=***',
+        durationMs: 3.5,
+        clientIp,
+        country: 'FR',
+        userAgent: 'curl/8',
+        apiKeyPresent: true,
+      })
     writer.record(entry('rlw-1', '203.0.113.77'))
     writer.record(entry('rlw-2', '2001:db8:abcd:12::1'))
     writer.record(entry('rlw-3', 'unknown'))
@@ -428,7 +483,11 @@ describe(`request log writer (${driverName})`, () => {
     await writer.stop()
     expect(writer.pending()).toBe(0)
     const r = await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: "request_id LIKE 'rlw-%'" })
-    expect(Object.fromEntries(r.rows.map((row) => [row.request_id, row.client_ip]))).toEqual({ 'rlw-1': '203.0.113.0', 'rlw-2': '2001:db8:abcd::', 'rlw-3': null })
+    expect(Object.fromEntries(r.rows.map((row) => [row.request_id, row.client_ip]))).toEqual({
+      'rlw-1': '203.0.113.0',
+      'rlw-2': '2001:db8:abcd::',
+      'rlw-3': null,
+    })
     expect(r.rows[0]).toMatchObject({ query: 'ip=***', api_key_present: true, country: 'FR', duration_ms: 3.5 })
   })
 })
@@ -436,9 +495,18 @@ describe(`request log writer (${driverName})`, () => {
 describe(`idempotent request log (${driverName})`, () => {
   const day = '2026-01-14'
   const entry = (i: number) =>
-    requestLogEntry({ time: new Date(Date.parse(`${day}T09:00:00Z`) + i * 1000), requestId: `ack-${i}`, status: i % 10 === 0 ? 503 : 200, durationMs: 1 + (i % 7), clientIp: '203.0.113.9' })
+    requestLogEntry({
+      time: new Date(Date.parse(`${day}T09:00:00Z`) + i * 1000),
+      requestId: `ack-${i}`,
+      status: i % 10 === 0 ? 503 : 200,
+      durationMs: 1 + (i % 7),
+      clientIp: '203.0.113.9',
+    })
   const stored = async () => {
-    const [r] = (await replay({ text: "SELECT count(*) AS n, count(DISTINCT request_id) AS d FROM request_log WHERE request_id LIKE 'ack-%'", params: [] })) as Array<{ n: string; d: string }>
+    const [r] = (await replay({
+      text: "SELECT count(*) AS n, count(DISTINCT request_id) AS d FROM request_log WHERE request_id LIKE 'ack-%'",
+      params: [],
+    })) as Array<{ n: string; d: string }>
     const rollup = await runQuery({ dataset: 'requests', dateFrom: day, dateTo: day })
     return { rows: Number(r.n), distinct: Number(r.d), rollup: rollup.count }
   }
@@ -533,7 +601,10 @@ describe(`keyset paging (${driverName})`, () => {
     let pages = 0
     do {
       const page = await runQuery({ ...request, limit: 7, offset: seen.length, cursor })
-      if (cursor) expect(page.sql.text).toContain('AND "time" <= $3::timestamptz AND ("time", "id") < ($4::timestamptz, $5::bigint) ORDER BY "time" DESC, "id" DESC LIMIT $6')
+      if (cursor)
+        expect(page.sql.text).toContain(
+          'AND "time" <= $3::timestamptz AND ("time", "id") < ($4::timestamptz, $5::bigint) ORDER BY "time" DESC, "id" DESC LIMIT $6',
+        )
       expect(page.offset).toBe(seen.length)
       seen.push(...page.rows.map((r) => r.request_id))
       cursor = page.nextCursor ?? undefined

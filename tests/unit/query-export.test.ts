@@ -54,14 +54,20 @@ afterAll(async () => {
 describe('openExport', () => {
   it('reads batch by batch, only as the output is consumed, every row once, newest first', async () => {
     const { database: counted, counter } = counting(database)
-    const opened = await openExport({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, format: 'ndjson', columns: ['time', 'request_id'] }, { database: counted, batchSize: 7 })
+    const opened = await openExport(
+      { dataset: 'requests', dateFrom: DAY, dateTo: DAY, format: 'ndjson', columns: ['time', 'request_id'] },
+      { database: counted, batchSize: 7 },
+    )
     expect(counter.transactions).toBe(1) // the first batch, read before answering
     const first = await opened.chunks.next()
     expect(first.value!.trim().split('\n')).toHaveLength(7)
     expect(counter.transactions).toBe(1)
     const rest = await collect(opened.chunks)
     expect(counter.transactions).toBe(Math.ceil(ROWS / 7))
-    const rows = `${first.value}${rest}`.trim().split('\n').map((l) => JSON.parse(l))
+    const rows = `${first.value}${rest}`
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows).toHaveLength(ROWS)
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(ROWS)
     expect(Object.keys(rows[0])).toEqual(['time', 'request_id'])
@@ -77,7 +83,10 @@ describe('openExport', () => {
   })
 
   it('writes CSV with a byte-order mark, the header once and formulas defused', async () => {
-    const opened = await openExport({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, format: 'csv', columns: ['request_id', 'user_agent'], filter: 'status < 203' }, { database, batchSize: 1 })
+    const opened = await openExport(
+      { dataset: 'requests', dateFrom: DAY, dateTo: DAY, format: 'csv', columns: ['request_id', 'user_agent'], filter: 'status < 203' },
+      { database, batchSize: 1 },
+    )
     expect(await collect(opened.chunks)).toBe(`\uFEFFrequest_id,user_agent\nex-2,Zoë/1.0\nex-1,'@SUM(A1)\n`)
   })
 
@@ -97,11 +106,19 @@ describe('openExport', () => {
     ['mcp_tool', 'asc'],
     ['time', 'asc'],
   ] as const)('follows the page’s sort by %s %s across batches, nulls and ties included, every row once', async (column, order) => {
-    const opened = await openExport({ dataset: 'requests', dateFrom: SORT_DAY, dateTo: SORT_DAY, format: 'ndjson', columns: ['request_id'] }, { database, batchSize: 3, sort: { sort: column, order } })
-    const got = (await collect(opened.chunks)).trim().split('\n').map((l) => JSON.parse(l).request_id)
+    const opened = await openExport(
+      { dataset: 'requests', dateFrom: SORT_DAY, dateTo: SORT_DAY, format: 'ndjson', columns: ['request_id'] },
+      { database, batchSize: 3, sort: { sort: column, order } },
+    )
+    const got = (await collect(opened.chunks))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).request_id)
     const dir = order.toUpperCase()
     const keys = column === 'time' ? `time ${dir}, id ${dir}` : `${column} ${dir}, time ${dir}, id ${dir}`
-    const expected = (await database.db.execute(sql.raw(`SELECT request_id FROM request_log WHERE time >= '${SORT_DAY}' AND time < '${SORT_DAY}'::date + 1 ORDER BY ${keys}`))) as unknown as { rows: { request_id: string }[] }
+    const expected = (await database.db.execute(
+      sql.raw(`SELECT request_id FROM request_log WHERE time >= '${SORT_DAY}' AND time < '${SORT_DAY}'::date + 1 ORDER BY ${keys}`),
+    )) as unknown as { rows: { request_id: string }[] }
     expect(got).toHaveLength(ROWS)
     expect(got).toEqual(expected.rows.map((r) => r.request_id))
   })

@@ -22,7 +22,20 @@ const DAY = '2026-03-10'
 const BIG_DAY = '2026-03-12'
 const CAPPED_DAY = '2026-03-14'
 const base = Date.parse(`${DAY}T00:00:00Z`)
-type Row = { time: Date; requestId: string; method: string; route: string; status: number; durationMs: number; clientIp: string; country: string | null; userAgent: string; apiKeyPresent: boolean; rateLimited: boolean; mcpTool: string | null }
+type Row = {
+  time: Date
+  requestId: string
+  method: string
+  route: string
+  status: number
+  durationMs: number
+  clientIp: string
+  country: string | null
+  userAgent: string
+  apiKeyPresent: boolean
+  rateLimited: boolean
+  mcpTool: string | null
+}
 const ROWS: Row[] = Array.from({ length: 600 }, (_, i) => ({
   time: new Date(base + i * 2 * 60_000 + (i % 60) * 1000),
   requestId: `fc-${i}`,
@@ -53,7 +66,17 @@ const CAPPED: Row[] = Array.from({ length: ROLLUP_TOP_PER_HOUR + 10 }, (_, i) =>
   route: `/api/capped/${i}`,
   status: i % 4 === 0 ? 503 : 200,
 }))
-const COLUMN: Record<string, keyof Row> = { route: 'route', status: 'status', client_ip: 'clientIp', country: 'country', user_agent: 'userAgent', mcp_tool: 'mcpTool', rate_limited: 'rateLimited', api_key_present: 'apiKeyPresent', method: 'method' }
+const COLUMN: Record<string, keyof Row> = {
+  route: 'route',
+  status: 'status',
+  client_ip: 'clientIp',
+  country: 'country',
+  user_agent: 'userAgent',
+  mcp_tool: 'mcpTool',
+  rate_limited: 'rateLimited',
+  api_key_present: 'apiKeyPresent',
+  method: 'method',
+}
 
 const SESSIONS = Array.from({ length: 120 }, (_, i) => ({
   sessionStartTime: new Date(base + i * 5 * 60_000),
@@ -81,7 +104,11 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Checks one facet against the rows it counts: totals, distinct values, and a true top list. */
-function expectFacet(facet: { column: string; total: number; distinct: number; values: Array<{ value: unknown; count: number; share: number }> }, rows: Row[], n = 5) {
+function expectFacet(
+  facet: { column: string; total: number; distinct: number; values: Array<{ value: unknown; count: number; share: number }> },
+  rows: Row[],
+  n = 5,
+) {
   const expected = counts(rows, (r) => r[COLUMN[facet.column]])
   expect(facet.total, facet.column).toBe(rows.length)
   expect(facet.distinct, facet.column).toBe(expected.size)
@@ -155,7 +182,10 @@ describe(`facets (${driverName})`, () => {
   })
 
   it('gives the same figures from the rows as from the rollup', async () => {
-    const [a, b] = await Promise.all([runFacets({ dataset: 'requests', dateFrom: DAY, dateTo: DAY }), runFacets({ dataset: 'requests', dateFrom: DAY, dateTo: DAY }, { rollups: false })])
+    const [a, b] = await Promise.all([
+      runFacets({ dataset: 'requests', dateFrom: DAY, dateTo: DAY }),
+      runFacets({ dataset: 'requests', dateFrom: DAY, dateTo: DAY }, { rollups: false }),
+    ])
     expect(b.facets.every((f) => f.source === 'sample')).toBe(true)
     expect(b.facets.map((f) => [f.column, f.total, f.distinct, f.values])).toEqual(a.facets.map((f) => [f.column, f.total, f.distinct, f.values]))
   })
@@ -218,8 +248,20 @@ describe(`group by (${driverName})`, () => {
     for (const g of r.groups) {
       const rows = expected.get(g.values[0] as string)!
       expect(g.count).toBe(rows.length)
-      expect(g.p50).toBeCloseTo(percentile(rows.map((x) => x.durationMs), 0.5), 2)
-      expect(g.p95).toBeCloseTo(percentile(rows.map((x) => x.durationMs), 0.95), 2)
+      expect(g.p50).toBeCloseTo(
+        percentile(
+          rows.map((x) => x.durationMs),
+          0.5,
+        ),
+        2,
+      )
+      expect(g.p95).toBeCloseTo(
+        percentile(
+          rows.map((x) => x.durationMs),
+          0.95,
+        ),
+        2,
+      )
     }
     // A percentile sort alone sends it to the rows too.
     expect((await runGroupBy({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['route'], sort: 'p50' })).source).toBe('rows')

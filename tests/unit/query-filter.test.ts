@@ -35,9 +35,9 @@ describe('filter: allowed forms are regenerated from the tree', () => {
     ['NOT rate_limited', 'NOT (rate_limited)'],
     ['rate_limited IS TRUE', 'rate_limited IS TRUE'],
     ['(status = 1 OR status = 2) AND api_key_present', '(status = 1 OR status = 2) AND api_key_present'],
-    ['status::text LIKE \'5%\'', "status::text LIKE '5%'"],
+    ["status::text LIKE '5%'", "status::text LIKE '5%'"],
     ["CAST(client_ip AS text) = '1.2.3.0'", "client_ip::text = '1.2.3.0'"],
-    ["time > '2026-01-01'::timestamptz", "\"time\" > '2026-01-01'::timestamptz"],
+    ["time > '2026-01-01'::timestamptz", '"time" > \'2026-01-01\'::timestamptz'],
     ["client_ip << '203.0.113.0/24'", "client_ip << '203.0.113.0/24'"],
     ["lower(method) = 'get' AND upper(country) = 'US' AND length(route) > 5", "lower(method) = 'get' AND upper(country) = 'US' AND length(route) > 5"],
     ["coalesce(country, '??') = '??'", "(COALESCE(country, '??')) = '??'"],
@@ -66,7 +66,7 @@ describe('filter: everything else is a 400 naming what is not allowed', () => {
     ['nope = 1', 'unknown column "nope" in dataset requests'],
     ['query_name = 1', 'unknown column "query_name"'], // a column of another dataset
     ['id = 1', 'unknown column "id"'], // the internal tie-break column is not exposed
-    ["pg_sleep(1) IS NULL", 'function pg_sleep()'],
+    ['pg_sleep(1) IS NULL', 'function pg_sleep()'],
     ["set_config('role', 'postgres', true) = ''", 'function set_config()'],
     ['status = (SELECT 1)', 'sub-queries'],
     ['1=1; SELECT 1', 'more than one statement'],
@@ -152,7 +152,8 @@ describe('datasets', () => {
   })
 
   it('gateway columns name their Logpush field', () => {
-    for (const id of ['dns', 'http', 'network', 'sessions'] as const) for (const c of DATASETS[id].columns) if (c.name !== 'demo') expect(c.source, `${id}.${c.name}`).toMatch(/^[A-Z][A-Za-z]+$/)
+    for (const id of ['dns', 'http', 'network', 'sessions'] as const)
+      for (const c of DATASETS[id].columns) if (c.name !== 'demo') expect(c.source, `${id}.${c.name}`).toMatch(/^[A-Z][A-Za-z]+$/)
   })
 })
 
@@ -160,7 +161,10 @@ describe('filter: checked once, remembered per dataset', () => {
   it('answers a repeated filter as the first time, per dataset, and keeps refusing a bad one', async () => {
     const first = await checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.requests)
     first.columns.push('tampered') // a caller changing its copy changes nothing remembered
-    expect(await checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.requests)).toEqual({ sql: "status >= 500 AND route LIKE '/api/%'", columns: ['route', 'status'] })
+    expect(await checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.requests)).toEqual({
+      sql: "status >= 500 AND route LIKE '/api/%'",
+      columns: ['route', 'status'],
+    })
     // The same text on another dataset is checked against that dataset's columns.
     await expect(checkFilter("status >= 500 AND route LIKE '/api/%'", DATASETS.dns)).rejects.toThrow(AppError)
     for (let i = 0; i < 2; i++) await expect(checkFilter('status = 1; DROP TABLE request_log', DATASETS.requests)).rejects.toThrow(AppError)

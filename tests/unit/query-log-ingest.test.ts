@@ -53,7 +53,12 @@ describe('request log writer', () => {
     writer.record(entry('b'))
     expect(state.batches).toEqual([])
     await writer.flush()
-    expect(state.batches.map((b) => b.map((r) => [r.requestId, r.clientIp]))).toEqual([[['a', '203.0.113.0'], ['b', '203.0.113.0']]])
+    expect(state.batches.map((b) => b.map((r) => [r.requestId, r.clientIp]))).toEqual([
+      [
+        ['a', '203.0.113.0'],
+        ['b', '203.0.113.0'],
+      ],
+    ])
     await writer.stop()
   })
 
@@ -156,7 +161,11 @@ describe('ingest request body', () => {
       },
     })
     const request = new Request('http://test/query/ingest/dns', { method: 'POST', body, headers: { 'x-logpush-secret': 's' }, duplex: 'half' } as RequestInit)
-    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toMatchObject({ code: 'payload_too_large', status: 413, message: `Batch is larger than 32 MiB (${MAX_COMPRESSED_BYTES} bytes).` })
+    await expect(ingestRequest('dns', request, { secret: 's' })).rejects.toMatchObject({
+      code: 'payload_too_large',
+      status: 413,
+      message: `Batch is larger than 32 MiB (${MAX_COMPRESSED_BYTES} bytes).`,
+    })
     expect(sent).toBeLessThanOrEqual(MAX_COMPRESSED_BYTES + 2 * chunk.byteLength) // stopped reading early
   })
 })

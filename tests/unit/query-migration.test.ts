@@ -24,7 +24,9 @@ const TABLES = OLD_DATASETS.map((id) => DATASETS[id].table)
 
 /** Row count and checksum of a table's rows; request_log as stored once per (request_id, time). */
 async function fingerprint(table: string, onePerRequest = false) {
-  const rows = onePerRequest ? sql`(SELECT DISTINCT ON (request_id, time) * FROM request_log ORDER BY request_id, time, id) AS t` : sql`${sql.identifier(table)} AS t`
+  const rows = onePerRequest
+    ? sql`(SELECT DISTINCT ON (request_id, time) * FROM request_log ORDER BY request_id, time, id) AS t`
+    : sql`${sql.identifier(table)} AS t`
   const [r] = await q(sql`SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t.id), '')) AS sum, max(t.id) AS max_id FROM ${rows}`)
   return { n: Number(r.n), sum: String(r.sum), maxId: Number(r.max_id) }
 }
@@ -75,24 +77,35 @@ describe(`migration to day partitions (${driverName})`, { timeout: 180_000 }, ()
     for (const table of TABLES) expect({ table, ...(await fingerprint(table)) }).toEqual({ table, ...before[table] })
     for (const table of TABLES) {
       // Partitioned by day: one partition per day with rows, nothing left in the default one.
-      const [info] = await q(sql`SELECT p.partstrat AS strategy, (SELECT count(*) FROM pg_inherits i WHERE i.inhparent = ${table}::regclass) AS partitions FROM pg_partitioned_table p WHERE p.partrelid = ${table}::regclass`)
-      const days = await q(sql`SELECT count(DISTINCT (${sql.identifier(DATASETS[OLD_DATASETS[TABLES.indexOf(table)]].timeColumn)} AT TIME ZONE 'UTC')::date) AS n FROM ${sql.identifier(table)}`)
+      const [info] = await q(
+        sql`SELECT p.partstrat AS strategy, (SELECT count(*) FROM pg_inherits i WHERE i.inhparent = ${table}::regclass) AS partitions FROM pg_partitioned_table p WHERE p.partrelid = ${table}::regclass`,
+      )
+      const days = await q(
+        sql`SELECT count(DISTINCT (${sql.identifier(DATASETS[OLD_DATASETS[TABLES.indexOf(table)]].timeColumn)} AT TIME ZONE 'UTC')::date) AS n FROM ${sql.identifier(table)}`,
+      )
       expect({ table, strategy: info.strategy, partitions: Number(info.partitions) }).toEqual({ table, strategy: 'r', partitions: Number(days[0].n) + 1 })
       expect(Number((await q(sql`SELECT count(*) AS n FROM ${sql.identifier(`${table}_default`)}`))[0].n)).toBe(0)
       // Every dimension of the rollup adds up to the rows, at both grains.
       const sums = await q(sql`SELECT dimension, grain, sum(rows) AS n FROM ${sql.identifier(`${table}_rollup`)} GROUP BY 1, 2`)
       expect(sums.length).toBeGreaterThan(2)
-      for (const s of sums) expect({ table, dimension: s.dimension, grain: s.grain, n: Number(s.n) }).toEqual({ table, dimension: s.dimension, grain: s.grain, n: before[table].n })
+      for (const s of sums)
+        expect({ table, dimension: s.dimension, grain: s.grain, n: Number(s.n) }).toEqual({ table, dimension: s.dimension, grain: s.grain, n: before[table].n })
     }
 
     // Identity continues after the old sequence; the dashboards read the rollups as query_ro.
-    const [{ id }] = await q(sql`INSERT INTO request_log (time, request_id, method, route, status, duration_ms) VALUES ('2026-02-03T00:00:00Z', 'after', 'GET', '/', 200, 1) RETURNING id`)
+    const [{ id }] = await q(
+      sql`INSERT INTO request_log (time, request_id, method, route, status, duration_ms) VALUES ('2026-02-03T00:00:00Z', 'after', 'GET', '/', 200, 1) RETURNING id`,
+    )
     expect(Number(id)).toBeGreaterThan(lastId)
     const dashboard = await runDashboard({ dataset: 'dns', dateFrom: '2026-02-01', dateTo: '2026-02-06' }, { database })
     const series = dashboard.panels[0]
     expect(series.source).toBe('rollup')
     expect(series.kind === 'timeseries' && series.series[0].values.reduce((a, b) => a + b, 0)).toBe(6000)
-    const seen = await readOnly({ database }, (session) => session.execute(sql`SELECT (SELECT count(*) FROM gateway_sessions) AS s, (SELECT sum(bytes_sent) FROM gateway_sessions_rollup WHERE dimension = '' AND grain = 'hour') AS b`))
-    expect([Number(seen[0].s), Number(seen[0].b)]).toEqual([2000, 10 * (2000 * 2001) / 2])
+    const seen = await readOnly({ database }, (session) =>
+      session.execute(
+        sql`SELECT (SELECT count(*) FROM gateway_sessions) AS s, (SELECT sum(bytes_sent) FROM gateway_sessions_rollup WHERE dimension = '' AND grain = 'hour') AS b`,
+      ),
+    )
+    expect([Number(seen[0].s), Number(seen[0].b)]).toEqual([2000, (10 * (2000 * 2001)) / 2])
   })
 })

@@ -96,7 +96,14 @@ const REQUEST_FILTERS = (r: ReturnType<typeof generator>) => [
   "status = 200 AND country = 'FR'",
 ]
 
-const SESSION_FILTERS = (r: ReturnType<typeof generator>) => ['', "protocol = 'udp'", 'connection_reuse', "client_tls_version IS DISTINCT FROM 'TLSv1.3'", `sni = '${r.pick(['a.example', 'b.example'])}'`, "email = 'ana@example.com' AND protocol = 'tcp'"]
+const SESSION_FILTERS = (r: ReturnType<typeof generator>) => [
+  '',
+  "protocol = 'udp'",
+  'connection_reuse',
+  "client_tls_version IS DISTINCT FROM 'TLSv1.3'",
+  `sni = '${r.pick(['a.example', 'b.example'])}'`,
+  "email = 'ana@example.com' AND protocol = 'tcp'",
+]
 
 /**
  * A random range: inside one hour, across hours, or whole days; half of them of whole minutes,
@@ -111,13 +118,19 @@ function randomRange(r: ReturnType<typeof generator>) {
 }
 
 function expectSameAnswers(fromRollup: DashboardResult, fromRows: DashboardResult, context: string) {
-  expect(fromRows.panels.every((p) => p.source === 'rows'), context).toBe(true)
+  expect(
+    fromRows.panels.every((p) => p.source === 'rows'),
+    context,
+  ).toBe(true)
   fromRollup.panels.forEach((a, i) => {
     const b = fromRows.panels[i]
     const where = `${context} panel ${a.id} (${a.source})`
     if (a.kind === 'latency' && b.kind === 'latency') {
       expect([a.count, a.errorRate, a.clientErrorRate], where).toEqual([b.count, b.errorRate, b.clientErrorRate])
-      for (const [estimate, exact] of [[a.p50Ms, b.p50Ms], [a.p95Ms, b.p95Ms]]) {
+      for (const [estimate, exact] of [
+        [a.p50Ms, b.p50Ms],
+        [a.p95Ms, b.p95Ms],
+      ]) {
         if (exact === null) expect(estimate, where).toBeNull()
         else expect(Math.abs(estimate! - exact), `${where}: ${estimate} vs ${exact}`).toBeLessThanOrEqual(PERCENTILE_TOLERANCE * exact + 1.01)
       }
@@ -165,7 +178,11 @@ describe(`rollups answer as the rows do (${driverName}, seed ${SEED})`, { timeou
       expect([countA.count, countA.countExact], context).toEqual([countB.count, true])
       fromRollup += a.panels.filter((p) => p.source === 'rollup').length
       // Without a filter every panel reads the rollup, whatever the range's precision.
-      if (!request.filter) expect(a.panels.map((p) => p.source), context).toEqual(a.panels.map(() => 'rollup'))
+      if (!request.filter)
+        expect(
+          a.panels.map((p) => p.source),
+          context,
+        ).toEqual(a.panels.map(() => 'rollup'))
     }
     // Not vacuous: panels came from the rollup (a filter on an hour-only column, or on two
     // columns, reads the rows; the unfiltered cases are checked above).
@@ -177,8 +194,12 @@ describe(`rollups answer as the rows do (${driverName}, seed ${SEED})`, { timeou
 })
 
 describe(`ranges given to the second (${driverName})`, { timeout: 60_000 }, () => {
-  it('read the rollup for the interior and the rows only at the edges, with the rows\' numbers', async () => {
-    const request = { dataset: 'requests' as const, dateFrom: new Date(BASE + 3_600_000 * 5 + 17_345).toISOString(), dateTo: new Date(BASE + 2 * 86_400_000 + 1_800_000 - 3_210).toISOString() }
+  it("read the rollup for the interior and the rows only at the edges, with the rows' numbers", async () => {
+    const request = {
+      dataset: 'requests' as const,
+      dateFrom: new Date(BASE + 3_600_000 * 5 + 17_345).toISOString(),
+      dateTo: new Date(BASE + 2 * 86_400_000 + 1_800_000 - 3_210).toISOString(),
+    }
     const [a, b] = [await runDashboard(request, { database }), await runDashboard(request, { database, rollups: false })]
     expectSameAnswers(a, b, JSON.stringify(request))
     for (const panel of a.panels) {
@@ -187,7 +208,10 @@ describe(`ranges given to the second (${driverName})`, { timeout: 60_000 }, () =
       expect(panel.sql.text, panel.id).toContain('"request_log_rollup"')
       expect(panel.sql.text, panel.id).toMatch(/"grain" = \$\d+|"grain" = 'hour'/)
       expect(panel.sql.text, panel.id).toContain('FROM "request_log" WHERE "time" >=')
-      expect(panel.sql.params.some((p) => p === 'hour' || p === 'minute'), panel.id).toBe(true)
+      expect(
+        panel.sql.params.some((p) => p === 'hour' || p === 'minute'),
+        panel.id,
+      ).toBe(true)
     }
     const count = await runQuery(request, { database })
     expect([count.count, count.countExact]).toEqual([(await runQuery(request, { database, rollups: false })).count, true])
@@ -203,8 +227,10 @@ describe(`rollup size (${driverName})`, { timeout: 120_000 }, () => {
       await sized.database.migrate()
       const db = sized.database.db
       await seed(db, { rows: 33_334, datasets: ['requests'], days: 1 })
-      const count = async (table: string) => Number(((await db.execute(sql.raw(`SELECT count(*) AS n FROM ${table}`))) as unknown as { rows: Array<{ n: string }> }).rows[0].n)
-      const snapshot = async () => (await db.execute(sql.raw('SELECT * FROM request_log_rollup ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12'))) as unknown as { rows: unknown[] }
+      const count = async (table: string) =>
+        Number(((await db.execute(sql.raw(`SELECT count(*) AS n FROM ${table}`))) as unknown as { rows: Array<{ n: string }> }).rows[0].n)
+      const snapshot = async () =>
+        (await db.execute(sql.raw('SELECT * FROM request_log_rollup ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12'))) as unknown as { rows: unknown[] }
       const [rows, rollup] = [await count('request_log'), await count('request_log_rollup')]
       expect(rows).toBe(33_334)
       expect(rollup / rows, `${rollup} rollup rows for ${rows} rows`).toBeLessThanOrEqual(0.5)

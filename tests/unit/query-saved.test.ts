@@ -30,7 +30,8 @@ describe('owners', () => {
 
 describe('history', () => {
   it(`keeps each owner's newest ${HISTORY_SIZE} runs`, async () => {
-    for (let i = 1; i <= HISTORY_SIZE + 5; i++) await recordRun('email:ana@example.com', { page: 'rows', view: `dataset=dns&range=24h&offset=${i}`, rowCount: i, elapsedMs: 1.5 }, database.db)
+    for (let i = 1; i <= HISTORY_SIZE + 5; i++)
+      await recordRun('email:ana@example.com', { page: 'rows', view: `dataset=dns&range=24h&offset=${i}`, rowCount: i, elapsedMs: 1.5 }, database.db)
     await recordRun('local', { page: 'dashboard', view: 'dataset=http&range=7d', error: 'boom' }, database.db)
     const anas = await listHistory('email:ana@example.com', database.db)
     expect(anas).toHaveLength(HISTORY_SIZE)

@@ -18,7 +18,8 @@ const rows = async (text: string) => ((await database.db.execute(sql.raw(text)))
 const one = async (text: string) => Number(Object.values((await rows(text))[0])[0])
 
 /** The rollup as sorted JSON lines, to compare with a rebuilt one. */
-const rollupOf = async (table: string) => (await rows(`SELECT * FROM ${table}_rollup`)).map((r) => JSON.stringify({ ...r, bucket: String(r.bucket), rows: Number(r.rows) })).sort()
+const rollupOf = async (table: string) =>
+  (await rows(`SELECT * FROM ${table}_rollup`)).map((r) => JSON.stringify({ ...r, bucket: String(r.bucket), rows: Number(r.rows) })).sort()
 
 beforeAll(async () => {
   testDatabase = await openTestDatabase('seed', { fresh: true })
@@ -32,21 +33,44 @@ afterAll(async () => {
 
 describe(`seeding by day partitions (${driverName})`, { timeout: 120_000 }, () => {
   it('seeds every dataset with its rows, indexes and rollup, and keeps real rows on reseeding', async () => {
-    const real = { time: new Date(Date.now() - 86_400_000), requestId: 'seed-real', method: 'GET', route: '/api/real', query: '', status: 200, durationMs: 2, clientIp: null, country: null, userAgent: null, referrer: null, apiKeyPresent: false, rateLimited: false, mcpTool: null }
+    const real = {
+      time: new Date(Date.now() - 86_400_000),
+      requestId: 'seed-real',
+      method: 'GET',
+      route: '/api/real',
+      query: '',
+      status: 200,
+      durationMs: 2,
+      clientIp: null,
+      country: null,
+      userAgent: null,
+      referrer: null,
+      apiKeyPresent: false,
+      rateLimited: false,
+      mcpTool: null,
+    }
     expect(await writeRequestLog(database.db, [real])).toBe(1)
     const t0 = Date.now()
     await seed(database.db, { rows: 3000, days: 3 })
     for (const id of DATASET_IDS) {
       const { table, timeColumn } = DATASETS[id]
       expect(await one(`SELECT count(*) FROM ${table} WHERE demo`), id).toBe(3000)
-      expect(await one(`SELECT count(*) FROM ${table} WHERE demo AND (${timeColumn} < to_timestamp(${t0 / 1000}) - interval '3 days 1 minute' OR ${timeColumn} > now())`), id).toBe(0)
+      expect(
+        await one(
+          `SELECT count(*) FROM ${table} WHERE demo AND (${timeColumn} < to_timestamp(${t0 / 1000}) - interval '3 days 1 minute' OR ${timeColumn} > now())`,
+        ),
+        id,
+      ).toBe(0)
       expect(await one(`SELECT count(DISTINCT id) FROM ${table}`), id).toBe(await one(`SELECT count(*) FROM ${table}`))
       expect(await one(`SELECT count(*) FROM ${table}_default`), id).toBe(0)
       // Each day's partition has every index of the parent.
       const parentIndexes = await one(`SELECT count(*) FROM pg_indexes WHERE tablename = '${table}'`)
-      const partitions = await rows(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '${table}'::regclass AND c.relname <> '${table}_default'`)
+      const partitions = await rows(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '${table}'::regclass AND c.relname <> '${table}_default'`,
+      )
       expect(partitions.length, id).toBeGreaterThanOrEqual(4)
-      for (const p of partitions) expect(await one(`SELECT count(*) FROM pg_indexes WHERE tablename = '${String(p.name)}'`), `${id} ${String(p.name)}`).toBe(parentIndexes)
+      for (const p of partitions)
+        expect(await one(`SELECT count(*) FROM pg_indexes WHERE tablename = '${String(p.name)}'`), `${id} ${String(p.name)}`).toBe(parentIndexes)
       // The rollup equals one rebuilt from the rows.
       const seeded = await rollupOf(table)
       expect(seeded.length, id).toBeGreaterThan(0)

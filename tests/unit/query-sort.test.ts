@@ -24,7 +24,9 @@ describe('sortable columns', () => {
     const dir = path.join(process.cwd(), 'drizzle')
     const indexes = new Map<string, { table: string; column: string } | null>()
     const keys: Array<{ table: string; column: string }> = []
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       const migration = readFileSync(path.join(dir, file), 'utf8')
       for (const statement of migration.split(/;|--> statement-breakpoint/)) {
         const dropped = /DROP INDEX (?:IF EXISTS )?(.+)$/is.exec(statement.trim())
@@ -90,7 +92,9 @@ describe('sort in the URL', () => {
   it('falls back to newest first with a sentence for a column it cannot sort by', () => {
     const { state, notices } = parseViewState({ sort: '-user_agent' })
     expect(state).toMatchObject({ sort: '', desc: true })
-    expect(notices).toEqual(['Rows cannot be sorted by “user_agent” (sortable: time, status, duration_ms, route, client_ip, mcp_tool); showing the newest first.'])
+    expect(notices).toEqual([
+      'Rows cannot be sorted by “user_agent” (sortable: time, status, duration_ms, route, client_ip, mcp_tool); showing the newest first.',
+    ])
     expect(parseViewState({ dataset: 'dns', sort: 'status' }).notices).toHaveLength(1)
   })
 
@@ -184,9 +188,18 @@ describe('snapToBuckets (the histogram drag)', () => {
   const H = 3_600_000
   const range = { from: Date.parse('2026-01-10T00:30:00Z'), to: Date.parse('2026-01-11T00:30:00Z') }
   it('widens a drag to whole buckets and keeps it inside the range', () => {
-    expect(snapToBuckets(Date.parse('2026-01-10T05:10:00Z'), Date.parse('2026-01-10T07:40:00Z'), H, range)).toEqual({ from: Date.parse('2026-01-10T05:00:00Z'), to: Date.parse('2026-01-10T08:00:00Z') })
-    expect(snapToBuckets(Date.parse('2026-01-09T22:00:00Z'), Date.parse('2026-01-10T01:10:00Z'), H, range)).toEqual({ from: range.from, to: Date.parse('2026-01-10T02:00:00Z') })
-    expect(snapToBuckets(Date.parse('2026-01-10T23:10:00Z'), Date.parse('2026-01-11T05:00:00Z'), H, range)).toEqual({ from: Date.parse('2026-01-10T23:00:00Z'), to: range.to })
+    expect(snapToBuckets(Date.parse('2026-01-10T05:10:00Z'), Date.parse('2026-01-10T07:40:00Z'), H, range)).toEqual({
+      from: Date.parse('2026-01-10T05:00:00Z'),
+      to: Date.parse('2026-01-10T08:00:00Z'),
+    })
+    expect(snapToBuckets(Date.parse('2026-01-09T22:00:00Z'), Date.parse('2026-01-10T01:10:00Z'), H, range)).toEqual({
+      from: range.from,
+      to: Date.parse('2026-01-10T02:00:00Z'),
+    })
+    expect(snapToBuckets(Date.parse('2026-01-10T23:10:00Z'), Date.parse('2026-01-11T05:00:00Z'), H, range)).toEqual({
+      from: Date.parse('2026-01-10T23:00:00Z'),
+      to: range.to,
+    })
   })
   it('takes at least one bucket', () => {
     const t = Date.parse('2026-01-10T05:00:00Z')

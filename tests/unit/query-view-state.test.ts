@@ -5,7 +5,20 @@ import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref,
 // default), range presets and the links built from it.
 
 const NOW = new Date('2026-11-21T13:45:30.250Z')
-const DEFAULTS = { dataset: 'requests', range: '24h', from: '', to: '', filter: '', limit: 100, offset: 0, cursor: '', tz: 'UTC', columns: [], sort: '', desc: true }
+const DEFAULTS = {
+  dataset: 'requests',
+  range: '24h',
+  from: '',
+  to: '',
+  filter: '',
+  limit: 100,
+  offset: 0,
+  cursor: '',
+  tz: 'UTC',
+  columns: [],
+  sort: '',
+  desc: true,
+}
 
 describe('parseViewState', () => {
   it('defaults to the request log over the last 24 hours, 100 rows, UTC, every column', () => {
@@ -13,9 +26,26 @@ describe('parseViewState', () => {
   })
 
   it('reads every field and the first of repeated ones', () => {
-    const { state, notices } = parseViewState({ dataset: 'dns', range: '7d', filter: ['rcode = 3', 'x'], limit: '250', offset: '500', tz: 'Europe/Berlin', cols: 'rcode,datetime' })
+    const { state, notices } = parseViewState({
+      dataset: 'dns',
+      range: '7d',
+      filter: ['rcode = 3', 'x'],
+      limit: '250',
+      offset: '500',
+      tz: 'Europe/Berlin',
+      cols: 'rcode,datetime',
+    })
     expect(notices).toEqual([])
-    expect(state).toEqual({ ...DEFAULTS, dataset: 'dns', range: '7d', filter: 'rcode = 3', limit: 250, offset: 500, tz: 'Europe/Berlin', columns: ['datetime', 'rcode'] })
+    expect(state).toEqual({
+      ...DEFAULTS,
+      dataset: 'dns',
+      range: '7d',
+      filter: 'rcode = 3',
+      limit: 250,
+      offset: 500,
+      tz: 'Europe/Berlin',
+      columns: ['datetime', 'rcode'],
+    })
   })
 
   it('reads from/to without a range as custom, and drops them from a preset', () => {
@@ -34,9 +64,21 @@ describe('parseViewState', () => {
     [{ range: 'forever' }, { range: '24h' }, '“forever” is not a range; showing the last 24 hours.'],
     [{ tz: 'Mars/Olympus' }, { tz: 'UTC' }, '“Mars/Olympus” is not a time zone; showing times in UTC.'],
     [{ range: 'custom', from: '2026-11-01' }, { range: '24h', from: '' }, 'A custom range needs both From and To; showing the last 24 hours.'],
-    [{ range: 'custom', from: 'yesterday', to: '2026-11-02' }, { range: '24h' }, 'The range start “yesterday” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.'],
-    [{ range: 'custom', from: '2026-02-30', to: '2026-03-02' }, { range: '24h' }, 'The range start “2026-02-30” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.'],
-    [{ from: '2026-11-02 10:00', to: '2026-11-01' }, { range: '24h' }, 'The range ends (2026-11-02 00:00:00 UTC) before it starts (2026-11-02 10:00:00 UTC); showing the last 24 hours.'],
+    [
+      { range: 'custom', from: 'yesterday', to: '2026-11-02' },
+      { range: '24h' },
+      'The range start “yesterday” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.',
+    ],
+    [
+      { range: 'custom', from: '2026-02-30', to: '2026-03-02' },
+      { range: '24h' },
+      'The range start “2026-02-30” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.',
+    ],
+    [
+      { from: '2026-11-02 10:00', to: '2026-11-01' },
+      { range: '24h' },
+      'The range ends (2026-11-02 00:00:00 UTC) before it starts (2026-11-02 10:00:00 UTC); showing the last 24 hours.',
+    ],
     [{ cols: 'status,secret,nope' }, { columns: ['status'] }, '“secret”, “nope” are not columns of API requests; left out.'],
   ])('%j falls back with a sentence', (params, expected, notice) => {
     const { state, notices } = parseViewState(params)
@@ -73,14 +115,29 @@ describe('resolveViewRange', () => {
 
   it('takes today and yesterday as days of the page’s time zone', () => {
     // 13:45 UTC is 22:45 in Tokyo, on the 21st there too.
-    expect(resolveViewRange({ range: 'today', from: '', to: '', tz: 'Asia/Tokyo' }, NOW)).toEqual({ dateFrom: '2026-11-20T15:00:00.000Z', dateTo: '2026-11-21T15:00:00.000Z' })
-    expect(resolveViewRange({ range: 'yesterday', from: '', to: '', tz: 'America/Los_Angeles' }, NOW)).toEqual({ dateFrom: '2026-11-20T08:00:00.000Z', dateTo: '2026-11-21T08:00:00.000Z' })
+    expect(resolveViewRange({ range: 'today', from: '', to: '', tz: 'Asia/Tokyo' }, NOW)).toEqual({
+      dateFrom: '2026-11-20T15:00:00.000Z',
+      dateTo: '2026-11-21T15:00:00.000Z',
+    })
+    expect(resolveViewRange({ range: 'yesterday', from: '', to: '', tz: 'America/Los_Angeles' }, NOW)).toEqual({
+      dateFrom: '2026-11-20T08:00:00.000Z',
+      dateTo: '2026-11-21T08:00:00.000Z',
+    })
   })
 
   it('reads custom bounds in the page’s zone unless they carry an offset; a bare end date includes its day', () => {
-    expect(resolveViewRange({ range: 'custom', from: '2026-11-01T08:00', to: '2026-11-02', tz: 'UTC' }, NOW)).toEqual({ dateFrom: '2026-11-01T08:00:00.000Z', dateTo: '2026-11-03T00:00:00.000Z' })
-    expect(resolveViewRange({ range: 'custom', from: '2026-11-01 08:00:00', to: '2026-11-01 09:30 UTC', tz: 'Europe/Berlin' }, NOW)).toEqual({ dateFrom: '2026-11-01T07:00:00.000Z', dateTo: '2026-11-01T09:30:00.000Z' })
-    expect(resolveViewRange({ range: 'custom', from: '2026-07-01 08:00:00 UTC+02:00', to: '2026-07-01', tz: 'Europe/Berlin' }, NOW)).toEqual({ dateFrom: '2026-07-01T06:00:00.000Z', dateTo: '2026-07-01T22:00:00.000Z' })
+    expect(resolveViewRange({ range: 'custom', from: '2026-11-01T08:00', to: '2026-11-02', tz: 'UTC' }, NOW)).toEqual({
+      dateFrom: '2026-11-01T08:00:00.000Z',
+      dateTo: '2026-11-03T00:00:00.000Z',
+    })
+    expect(resolveViewRange({ range: 'custom', from: '2026-11-01 08:00:00', to: '2026-11-01 09:30 UTC', tz: 'Europe/Berlin' }, NOW)).toEqual({
+      dateFrom: '2026-11-01T07:00:00.000Z',
+      dateTo: '2026-11-01T09:30:00.000Z',
+    })
+    expect(resolveViewRange({ range: 'custom', from: '2026-07-01 08:00:00 UTC+02:00', to: '2026-07-01', tz: 'Europe/Berlin' }, NOW)).toEqual({
+      dateFrom: '2026-07-01T06:00:00.000Z',
+      dateTo: '2026-07-01T22:00:00.000Z',
+    })
   })
 
   it('gives the query functions the dataset, the resolved range and a filter only when there is one', () => {
@@ -99,7 +156,9 @@ describe('links', () => {
     expect(viewHref('/export', state, { range: 'custom', from: '2026-11-01', to: '2026-11-02', limit: 500 })).toBe(
       '/export?dataset=http&range=custom&from=2026-11-01&to=2026-11-02&filter=action+%3D+%27block%27&limit=500&offset=100',
     )
-    expect(viewQuery({ ...state, columns: ['datetime', 'url'], tz: 'Europe/Berlin' })).toBe('dataset=http&range=7d&filter=action+%3D+%27block%27&offset=100&cols=datetime%2Curl&tz=Europe%2FBerlin')
+    expect(viewQuery({ ...state, columns: ['datetime', 'url'], tz: 'Europe/Berlin' })).toBe(
+      'dataset=http&range=7d&filter=action+%3D+%27block%27&offset=100&cols=datetime%2Curl&tz=Europe%2FBerlin',
+    )
   })
 
   it('keeps a page’s cursor on its own link and drops it on any change that does not set it', () => {
@@ -112,7 +171,12 @@ describe('links', () => {
 
   it('round-trips through the parser', () => {
     const href = viewHref('/query', state, { limit: 25, columns: ['url', 'action'], tz: 'America/New_York' })
-    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...state, limit: 25, columns: ['action', 'url'], tz: 'America/New_York' })
+    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({
+      ...state,
+      limit: 25,
+      columns: ['action', 'url'],
+      tz: 'America/New_York',
+    })
   })
 
   it('keeps live tail mode (live=1) on its links, the filter links included, and drops it when asked', () => {

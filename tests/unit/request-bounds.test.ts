@@ -14,10 +14,17 @@ const post = (body: string | ReadableStream | null, headers: Record<string, stri
   new Request('http://t/x', {
     method: 'POST',
     body,
-    headers: { ...headers, ...(typeof body === 'string' ? { 'content-length': String(Buffer.byteLength(body)) } : body ? { 'transfer-encoding': 'chunked' } : {}) },
+    headers: {
+      ...headers,
+      ...(typeof body === 'string' ? { 'content-length': String(Buffer.byteLength(body)) } : body ? { 'transfer-encoding': 'chunked' } : {}),
+    },
     duplex: 'half',
   } as RequestInit)
-const appError = async (p: Promise<unknown>) => p.then(() => null, (e: { code: string; status: number }) => [e.status, e.code])
+const appError = async (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: { code: string; status: number }) => [e.status, e.code],
+  )
 
 describe('request bodies', () => {
   it('measures nesting without parsing, ignoring brackets inside strings', () => {
@@ -87,11 +94,22 @@ describe('MCP framing', () => {
     expect(frame([call(1)], '2025-11-25')).toMatchObject({ kind: 'answer' })
     expect(frame([call(1)], null)).toMatchObject({ kind: 'deliver', batch: true, messages: [call(1)], errors: [] })
     const dup = frame([call(1), call(1), 5], '2025-03-26')
-    expect(dup).toMatchObject({ kind: 'deliver', messages: [call(1)], errors: [{ id: 1, error: { code: -32600 } }, { id: null, error: { code: -32600 } }] })
+    expect(dup).toMatchObject({
+      kind: 'deliver',
+      messages: [call(1)],
+      errors: [
+        { id: 1, error: { code: -32600 } },
+        { id: null, error: { code: -32600 } },
+      ],
+    })
   })
 
   it('answers an unsupported protocol version with the versions it speaks', () => {
-    expect(frame(call(3), '2026-07-28')).toMatchObject({ kind: 'answer', status: 400, body: { id: 3, error: { code: -32602, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } } })
+    expect(frame(call(3), '2026-07-28')).toMatchObject({
+      kind: 'answer',
+      status: 400,
+      body: { id: 3, error: { code: -32602, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } },
+    })
   })
 
   it.each([
@@ -111,7 +129,12 @@ describe('circuit breaker', () => {
   it('opens after consecutive failures, stops calling, probes in the background and closes', async () => {
     let healthy = false
     let calls = 0
-    const breaker = createBreaker({ name: 'test store', threshold: 3, minOpenMs: 20, maxOpenMs: 40, probe: async () => {
+    const breaker = createBreaker({
+      name: 'test store',
+      threshold: 3,
+      minOpenMs: 20,
+      maxOpenMs: 40,
+      probe: async () => {
         if (!healthy) throw new Error('down')
       },
     })

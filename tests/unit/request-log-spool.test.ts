@@ -31,7 +31,10 @@ function fakeDb() {
   const write = async (_db: Db, rows: Array<{ requestId: string; time: unknown }>) => {
     state.attempts++
     if (state.hang) return new Promise<void>(() => {})
-    if (state.down) throw Object.assign(new Error('insert into "request_log" ... '.repeat(5000)), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) })
+    if (state.down)
+      throw Object.assign(new Error('insert into "request_log" ... '.repeat(5000)), {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      })
     state.written.push(...rows.map((r) => r.requestId))
     state.times.push(...rows.map((r) => r.time))
   }
@@ -87,7 +90,11 @@ describe('request log journal', () => {
     await spool.commit() // 7 lines in one commit, then sealed: 3 is the bound after which it rolls
     for (let i = 7; i < 9; i++) spool.append({ requestId: `s${i}` })
     await spool.commit()
-    expect(segments(dir).map((f) => f.split('.').at(-2)).sort()).toEqual(['open', 'ready'])
+    expect(
+      segments(dir)
+        .map((f) => f.split('.').at(-2))
+        .sort(),
+    ).toEqual(['open', 'ready'])
     await spool.close()
   })
 

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseTenantInformation } from '@/lib/directory/microsoft-graph'
-import {
-  parseCredentialType,
-  parseOpenIdConfiguration,
-  parseUserRealm,
-  tenantIdFromIssuer,
-} from '@/lib/directory/microsoft-identity'
+import { parseCredentialType, parseOpenIdConfiguration, parseUserRealm, tenantIdFromIssuer } from '@/lib/directory/microsoft-identity'
 import { TenantInfoQuery } from '@/lib/directory/schemas'
-import {
-  initialDomainPrefix,
-  isExchangeOnlineMx,
-  isProviderDomain,
-  prefixFromDkimTarget,
-} from '@/lib/directory/tenant-info'
+import { initialDomainPrefix, isExchangeOnlineMx, isProviderDomain, prefixFromDkimTarget } from '@/lib/directory/tenant-info'
 import { AppError } from '@/lib/errors'
 import { UpstreamMalformed, UpstreamStatus } from '@/lib/upstream/http'
 import { fixture } from '../../test-support/fake-upstream'

@@ -34,7 +34,8 @@ const tenants: Record<string, string> = {
 }
 
 // The recorded v2 document with its sanitised tenant id replaced by the scenario's.
-const openIdFor = (tid: string) => fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll('88888888-8888-8888-8888-888888888888', tid)
+const openIdFor = (tid: string) =>
+  fixture('microsoft-identity/openid-configuration-v2.0-tenant-sanitized-88888888.json').replaceAll('88888888-8888-8888-8888-888888888888', tid)
 
 function deps(options: { graph?: 'contoso' | 'none' | 'failing' } = {}) {
   const calls: string[] = []
@@ -44,7 +45,9 @@ function deps(options: { graph?: 'contoso' | 'none' | 'failing' } = {}) {
       openId: async (t: string): Promise<OpenIdTenant | null> => {
         calls.push(`openId ${t}`)
         const tid = tenants[t]
-        return tid ? parseOpenIdConfiguration(200, openIdFor(tid)) : parseOpenIdConfiguration(400, fixture('microsoft-identity/openid-configuration-error-AADSTS90002-unknown-tenant-xyz.com.json'))
+        return tid
+          ? parseOpenIdConfiguration(200, openIdFor(tid))
+          : parseOpenIdConfiguration(400, fixture('microsoft-identity/openid-configuration-error-AADSTS90002-unknown-tenant-xyz.com.json'))
       },
       userRealm: async (d: string) => {
         calls.push(`realm ${d}`)
@@ -155,7 +158,11 @@ describe('lookupTenantInfo', () => {
       verifiedDomains: 0,
       additionalDomains: [],
     })
-    expect(info.discovery).toMatchObject({ queriedDomain: null, defaultDomainNameSource: 'unknown', sources: { graph: 'not_configured', signIn: 'no_domain', email: 'no_domain' } })
+    expect(info.discovery).toMatchObject({
+      queriedDomain: null,
+      defaultDomainNameSource: 'unknown',
+      sources: { graph: 'not_configured', signIn: 'no_domain', email: 'no_domain' },
+    })
   })
 
   it('uses Graph’s default domain for a tenant id when Graph is configured', async () => {
@@ -167,7 +174,9 @@ describe('lookupTenantInfo', () => {
       defaultDomainName: 'contoso18839.onmicrosoft.com',
       tenantUsesSpo: true,
       verifiedDomains: 1,
-      emailConfiguration: [{ domain: 'contoso18839.onmicrosoft.com', mxRecords: ['contoso18839.mail.protection.outlook.com'], exoSmtpDaneDnsSecEnabled: false }],
+      emailConfiguration: [
+        { domain: 'contoso18839.onmicrosoft.com', mxRecords: ['contoso18839.mail.protection.outlook.com'], exoSmtpDaneDnsSecEnabled: false },
+      ],
     })
     expect(info.discovery).toMatchObject({ defaultDomainNameSource: 'graph', sources: { graph: 'used', signIn: 'used' } })
   })

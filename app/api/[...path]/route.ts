@@ -9,7 +9,12 @@ export const dynamic = 'force-dynamic'
 async function notFound(request: Request) {
   const url = new URL(request.url)
   const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID()
-  const response = errorResponse(new AppError('not_found', `No operation at ${request.method} ${url.pathname}. See /api/docs.`), 'envelope', requestId, url.pathname)
+  const response = errorResponse(
+    new AppError('not_found', `No operation at ${request.method} ${url.pathname}. See /api/docs.`),
+    'envelope',
+    requestId,
+    url.pathname,
+  )
   recordAnswer(request, { requestId, route: url.pathname, status: 404, clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown' })
   return response
 }

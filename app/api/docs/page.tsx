@@ -16,8 +16,7 @@ export default function DocsPage() {
       <main className={styles.outline}>
         <h1>{info.title} reference</h1>
         <p className={styles.lead}>
-          Version {info.version}. Every operation below, grouped as in the reference; the{' '}
-          <a href="/api/openapi.json">OpenAPI document</a> describes them all.
+          Version {info.version}. Every operation below, grouped as in the reference; the <a href="/api/openapi.json">OpenAPI document</a> describes them all.
         </p>
         <p className={styles.status} role="status">
           Loading the interactive reference…

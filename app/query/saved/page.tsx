@@ -36,12 +36,13 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
       <main id="main">
         <h2>Saved views</h2>
         <p className={styles.hint}>
-          Only you see and change your saved views. “Copy link” copies the view itself (dataset, range, filter, columns): whoever opens it runs the same query with
-          their own access, and can save their own copy; your list stays yours.
+          Only you see and change your saved views. “Copy link” copies the view itself (dataset, range, filter, columns): whoever opens it runs the same query
+          with their own access, and can save their own copy; your list stays yours.
         </p>
         <p className={styles.hint}>
           A view can carry an alert: its row count or error rate over the last minutes, above or below a threshold. The alerts job checks every alert every few
-          minutes and notifies the team’s webhook when one fires or resolves; each notification is kept in the <Link href={`${base || '/'}?dataset=alerts&range=7d`}>alerts dataset</Link>.
+          minutes and notifies the team’s webhook when one fires or resolves; each notification is kept in the{' '}
+          <Link href={`${base || '/'}?dataset=alerts&range=7d`}>alerts dataset</Link>.
         </p>
         {saved.length === 0 ? (
           <EmptyState>No saved views yet: use “Save view” on the rows or dashboard page.</EmptyState>
@@ -65,7 +66,12 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
                   <td>{describeView(s.page, s.view, state.tz)}</td>
                   <td>{formatTime(s.updatedAt, state.tz)}</td>
                   <td>
-                    <ConditionEditor api={`${base}/api/saved/${s.id}/condition`} name={s.name} condition={s.condition} errorRate={Boolean(DATASETS[viewDataset(s.view)].errorFilter)} />
+                    <ConditionEditor
+                      api={`${base}/api/saved/${s.id}/condition`}
+                      name={s.name}
+                      condition={s.condition}
+                      errorRate={Boolean(DATASETS[viewDataset(s.view)].errorFilter)}
+                    />
                   </td>
                   <td>
                     <SavedActions api={`${base}/api/saved/${s.id}`} name={s.name} shareHref={open(s.page, s.view)} />

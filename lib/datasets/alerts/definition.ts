@@ -20,7 +20,11 @@ export const definition: DatasetDef = {
     c('value', 'number', 'The measured value at this evaluation.'),
     c('window_minutes', 'integer', 'The window the condition counts over, in minutes.'),
     c('summary', 'text', 'The notification’s text.'),
-    c('delivery', 'text', 'pending (not delivered yet: retried on the next runs), delivered, suppressed (within the cooldown) or disabled (no ALERT_WEBHOOK_URL).'),
+    c(
+      'delivery',
+      'text',
+      'pending (not delivered yet: retried on the next runs), delivered, suppressed (within the cooldown) or disabled (no ALERT_WEBHOOK_URL).',
+    ),
     c('attempts', 'integer', 'Delivery attempts so far.'),
     c('delivered_at', 'timestamp', 'When the webhook accepted it.'),
     c('last_error', 'text', 'What the last failed attempt got (status or network error).'),

@@ -37,7 +37,9 @@ export const alerts = pgTable(
     index('alerts_key_time_idx').on(t.alertKey, t.at),
     index('alerts_delivery_time_idx').on(t.delivery, t.at),
     index('alerts_event_time_idx').on(t.event, t.at),
-    index('alerts_pending_time_idx').on(t.at).where(sql`delivery = 'pending'`),
+    index('alerts_pending_time_idx')
+      .on(t.at)
+      .where(sql`delivery = 'pending'`),
   ],
 )
 

@@ -34,7 +34,20 @@ export const definition: DatasetDef = {
   demoOnFirstStart: true,
   writtenBy: 'logpush',
   rollup: {
-    dimensions: ['resolver_decision', 'query_name', 'query_category_names', 'query_application_names', 'device_name', 'email', 'policy_name', 'location', 'colo_code', 'query_type_name', 'protocol', 'rcode'],
+    dimensions: [
+      'resolver_decision',
+      'query_name',
+      'query_category_names',
+      'query_application_names',
+      'device_name',
+      'email',
+      'policy_name',
+      'location',
+      'colo_code',
+      'query_type_name',
+      'protocol',
+      'rcode',
+    ],
     sums: [],
     latency: null,
     // High-cardinality lists: per hour only, capped (lib/datasets/storage/rollups.ts).

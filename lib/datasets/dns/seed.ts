@@ -2,7 +2,21 @@ import { pick, userField, DOMAINS, CATEGORIES, APPS, COLOS, LOCATIONS, since, ty
 
 /** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
-  const decision = pick(['allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedOnNoPolicyMatch', 'allowedByQueryName', 'blockedByCategory', 'blockedByQueryName', 'overrideForSafeSearch', 'blockedAlwaysCategory'], 'r1', 1.3)
+  const decision = pick(
+    [
+      'allowedOnNoPolicyMatch',
+      'allowedOnNoPolicyMatch',
+      'allowedOnNoPolicyMatch',
+      'allowedOnNoPolicyMatch',
+      'allowedByQueryName',
+      'blockedByCategory',
+      'blockedByQueryName',
+      'overrideForSafeSearch',
+      'blockedAlwaysCategory',
+    ],
+    'r1',
+    1.3,
+  )
   return `INSERT INTO gateway_dns (datetime, colo_code, device_name, email, location, policy_id, policy_name, protocol, query_application_names, query_category_names, query_id, query_name, query_type_name, rcode, redirect_target_uri, resolved_ips, resolver_decision, response_time_ms, src_ip, user_id, demo)
 SELECT ${since(target, days, 'r0')}, ${pick(COLOS, 'r2')}, ${userField('device', 'u')}, CASE WHEN r5 < 0.1 THEN NULL ELSE ${userField('email', 'u')} END, ${pick(LOCATIONS, 'r3')},
   CASE WHEN d LIKE 'allowedOnNoPolicyMatch' THEN NULL ELSE 'a7f1c0de-' || length(d) END,

@@ -38,8 +38,12 @@ export const gatewayDns = pgTable(
     index('gateway_dns_query_name_idx').on(t.queryName),
     index('gateway_dns_email_idx').on(t.email),
     index('gateway_dns_rcode_time_idx').on(t.rcode, t.datetime),
-    index('gateway_dns_redirected_time_idx').on(t.datetime).where(sql`redirect_target_uri IS NOT NULL`),
-    index('gateway_dns_no_user_time_idx').on(t.datetime).where(sql`user_id IS NULL`),
+    index('gateway_dns_redirected_time_idx')
+      .on(t.datetime)
+      .where(sql`redirect_target_uri IS NOT NULL`),
+    index('gateway_dns_no_user_time_idx')
+      .on(t.datetime)
+      .where(sql`user_id IS NULL`),
   ],
 )
 

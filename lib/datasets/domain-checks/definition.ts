@@ -3,7 +3,8 @@ import { breakdown, c, countOverTime, demo, top, type DatasetDef } from '@/lib/d
 export const definition: DatasetDef = {
   id: 'domain_checks',
   label: 'Domain checks',
-  description: 'History of the platform domains’ mail and DNS posture (the domain-posture job runs the graded check of GET /api/domains/{domain} for each of PLATFORM_DOMAINS). One row per domain and check per run; `check_name` = overall holds the grade and score. `change` says what differs from the previous run (null when nothing did).',
+  description:
+    'History of the platform domains’ mail and DNS posture (the domain-posture job runs the graded check of GET /api/domains/{domain} for each of PLATFORM_DOMAINS). One row per domain and check per run; `check_name` = overall holds the grade and score. `change` says what differs from the previous run (null when nothing did).',
   table: 'domain_checks',
   timeColumn: 'checked_at',
   columns: [

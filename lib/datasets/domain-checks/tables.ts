@@ -26,7 +26,9 @@ export const domainChecks = pgTable(
     index('domain_checks_check_time_idx').on(t.checkName, t.checkedAt),
     index('domain_checks_status_time_idx').on(t.status, t.checkedAt),
     index('domain_checks_grade_time_idx').on(t.grade, t.checkedAt),
-    index('domain_checks_changed_time_idx').on(t.checkedAt).where(sql`changed`),
+    index('domain_checks_changed_time_idx')
+      .on(t.checkedAt)
+      .where(sql`changed`),
   ],
 )
 

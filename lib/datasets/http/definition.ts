@@ -3,7 +3,8 @@ import { breakdown, c, countOverTime, demo, top, type DatasetDef } from '@/lib/d
 export const definition: DatasetDef = {
   id: 'http',
   label: 'Gateway HTTP',
-  description: 'Zero Trust gateway HTTP logs: one row per HTTP request inspected by the gateway proxy, with the policy action. Loaded by Logpush (dataset gateway_http).',
+  description:
+    'Zero Trust gateway HTTP logs: one row per HTTP request inspected by the gateway proxy, with the policy action. Loaded by Logpush (dataset gateway_http).',
   table: 'gateway_http',
   timeColumn: 'datetime',
   columns: [
@@ -39,7 +40,19 @@ export const definition: DatasetDef = {
   demoOnFirstStart: true,
   writtenBy: 'logpush',
   rollup: {
-    dimensions: ['action', 'http_host', 'category_names', 'application_names', 'device_name', 'email', 'policy_name', 'http_method', 'http_version', 'http_status_code', 'destination_port'],
+    dimensions: [
+      'action',
+      'http_host',
+      'category_names',
+      'application_names',
+      'device_name',
+      'email',
+      'policy_name',
+      'http_method',
+      'http_version',
+      'http_status_code',
+      'destination_port',
+    ],
     sums: [],
     latency: null,
     // High-cardinality lists: per hour only, capped (lib/datasets/storage/rollups.ts).

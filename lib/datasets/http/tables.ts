@@ -42,7 +42,9 @@ export const gatewayHttp = pgTable(
     index('gateway_http_host_idx').on(t.httpHost),
     index('gateway_http_email_idx').on(t.email),
     index('gateway_http_destination_port_time_idx').on(t.destinationPort, t.datetime),
-    index('gateway_http_not_global_time_idx').on(t.datetime).where(sql`policy_name IS DISTINCT FROM 'Global Policy'`),
+    index('gateway_http_not_global_time_idx')
+      .on(t.datetime)
+      .where(sql`policy_name IS DISTINCT FROM 'Global Policy'`),
   ],
 )
 

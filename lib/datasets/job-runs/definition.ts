@@ -3,14 +3,15 @@ import { breakdown, c, countOverTime, demo, type DatasetDef } from '@/lib/datase
 export const definition: DatasetDef = {
   id: 'job_runs',
   label: 'Job runs',
-  description: 'Scheduled operator jobs (lib/jobs): one row per run, whether started by a cron route, the command line (npm run job) or an internal HTTP operation, written as `running` when the run starts and completed when it ends. `skipped` means another run of the same job held the lock; `abandoned`, that the process running it died.',
+  description:
+    'Scheduled operator jobs (lib/jobs): one row per run, whether started by a cron route, the command line (npm run job) or an internal HTTP operation, written as `running` when the run starts and completed when it ends. `skipped` means another run of the same job held the lock; `abandoned`, that the process running it died.',
   table: 'job_runs',
   timeColumn: 'started_at',
   columns: [
     c('started_at', 'timestamp', 'When the run started (UTC).'),
     c('ended_at', 'timestamp', 'When the run ended (UTC); empty while running and for an abandoned run.'),
     c('job', 'text', 'Job name (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts).'),
-    c('trigger', 'text', 'What started it: cron (a cron route), cli (npm run job), http (an internal operation) or timer (the server\'s own hourly run).'),
+    c('trigger', 'text', "What started it: cron (a cron route), cli (npm run job), http (an internal operation) or timer (the server's own hourly run)."),
     c('outcome', 'text', 'succeeded, failed, skipped (already running elsewhere), dry-run, running, or abandoned (the process running it died).'),
     // The error next to the outcome, where a failed run is read: not last, past the screen's edge.
     c('error', 'text', 'Why the run failed, when it did.'),

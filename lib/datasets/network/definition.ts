@@ -32,7 +32,18 @@ export const definition: DatasetDef = {
   demoOnFirstStart: true,
   writtenBy: 'logpush',
   rollup: {
-    dimensions: ['action', 'sni', 'destination_ip', 'destination_port', 'application_names', 'device_name', 'email', 'policy_name', 'transport', 'detected_protocol'],
+    dimensions: [
+      'action',
+      'sni',
+      'destination_ip',
+      'destination_port',
+      'application_names',
+      'device_name',
+      'email',
+      'policy_name',
+      'transport',
+      'detected_protocol',
+    ],
     sums: [],
     latency: null,
     // High-cardinality lists: per hour only, capped (lib/datasets/storage/rollups.ts).

@@ -3,7 +3,8 @@ import { breakdown, c, countOverTime, demo, top, type DatasetDef } from '@/lib/d
 export const definition: DatasetDef = {
   id: 'requests',
   label: 'API requests',
-  description: 'The API’s own request log: one row per /api request and MCP tool call, written asynchronously in batches. Client addresses are truncated to /24 (IPv4) or /48 (IPv6) unless LOG_FULL_IP is set; query-string values are redacted.',
+  description:
+    'The API’s own request log: one row per /api request and MCP tool call, written asynchronously in batches. Client addresses are truncated to /24 (IPv4) or /48 (IPv6) unless LOG_FULL_IP is set; query-string values are redacted.',
   table: 'request_log',
   timeColumn: 'time',
   columns: [
@@ -14,7 +15,7 @@ export const definition: DatasetDef = {
     c('query', 'text', 'Query string with values redacted (ip=***).'),
     c('status', 'integer', 'HTTP status of the response.'),
     c('duration_ms', 'number', 'Time to produce the response, in milliseconds.'),
-    c('client_ip', 'inet', 'Client address, truncated to its /24 or /48 network unless LOG_FULL_IP is set. Filter with e.g. client_ip << \'203.0.113.0/24\'.'),
+    c('client_ip', 'inet', "Client address, truncated to its /24 or /48 network unless LOG_FULL_IP is set. Filter with e.g. client_ip << '203.0.113.0/24'."),
     c('country', 'text', 'Two-letter country code from the edge header, when present.'),
     c('user_agent', 'text', 'User-Agent header.'),
     c('referrer', 'text', 'Referer header or the ref query parameter.'),

@@ -2,7 +2,21 @@ import { pick, COUNTRIES, since, timeOrderedUuid, type SeedContext } from '@/lib
 
 /** The demo rows' INSERT … SELECT (lib/datasets/seed.ts). */
 export function seedSql({ target, days, rows }: SeedContext): string {
-  const routes = ['/api/health', '/api/ipcheck', '/api/domains/{domain}', '/api/directory/tenantinfo', '/api/generate/guid', '/api/deviceosversion/{deviceModel}', '/api/mcp', '/api/directory/convertid/{id}', '/api/blog/authors', '/api/generate/timestamp/ticks', '/api/openapi.json', '/api/pds/repos', '/wp-login.php']
+  const routes = [
+    '/api/health',
+    '/api/ipcheck',
+    '/api/domains/{domain}',
+    '/api/directory/tenantinfo',
+    '/api/generate/guid',
+    '/api/deviceosversion/{deviceModel}',
+    '/api/mcp',
+    '/api/directory/convertid/{id}',
+    '/api/blog/authors',
+    '/api/generate/timestamp/ticks',
+    '/api/openapi.json',
+    '/api/pds/repos',
+    '/wp-login.php',
+  ]
   const tools = ['check_api_health', 'check_domain_health', 'list_domains', 'list_policies', 'get_pds_bsky_heatmap', 'get_pds_repos']
   const status = `CASE WHEN r1 < 0.02 THEN 429 WHEN r1 < 0.05 THEN 404 WHEN r1 < 0.09 THEN 400 WHEN r1 < 0.097 THEN 500 WHEN r1 < 0.1 THEN 502 WHEN r1 < 0.13 THEN 304 ELSE 200 END`
   return `INSERT INTO request_log (time, request_id, method, route, query, status, duration_ms, client_ip, country, user_agent, referrer, api_key_present, rate_limited, mcp_tool, demo)

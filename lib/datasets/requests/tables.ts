@@ -33,9 +33,15 @@ export const requestLog = pgTable(
     index('request_log_duration_idx').on(t.durationMs),
     // Quick filters (lib/datasets/catalog.ts): each one reads an index, not every row of a day.
     index('request_log_mcp_tool_time_idx').on(t.mcpTool, t.time),
-    index('request_log_rate_limited_time_idx').on(t.time).where(sql`rate_limited`),
-    index('request_log_api_key_time_idx').on(t.time).where(sql`api_key_present`),
-    index('request_log_slow_time_idx').on(t.time).where(sql`duration_ms > 1000`),
+    index('request_log_rate_limited_time_idx')
+      .on(t.time)
+      .where(sql`rate_limited`),
+    index('request_log_api_key_time_idx')
+      .on(t.time)
+      .where(sql`api_key_present`),
+    index('request_log_slow_time_idx')
+      .on(t.time)
+      .where(sql`duration_ms > 1000`),
   ],
 )
 

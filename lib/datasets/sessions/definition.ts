@@ -3,7 +3,8 @@ import { breakdown, c, countOverTime, demo, top, type DatasetDef } from '@/lib/d
 export const definition: DatasetDef = {
   id: 'sessions',
   label: 'Gateway sessions',
-  description: 'Zero Trust gateway session logs: one row per proxied network session, with volumes, TLS details and routing. Loaded by Logpush (dataset zero_trust_network_sessions). The time column is the session start.',
+  description:
+    'Zero Trust gateway session logs: one row per proxied network session, with volumes, TLS details and routing. Loaded by Logpush (dataset zero_trust_network_sessions). The time column is the session start.',
   table: 'gateway_sessions',
   timeColumn: 'session_start_time',
   columns: [

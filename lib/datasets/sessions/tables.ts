@@ -55,7 +55,9 @@ export const gatewaySessions = pgTable(
     index('gateway_sessions_protocol_time_idx').on(t.protocol, t.sessionStartTime),
     index('gateway_sessions_email_idx').on(t.email),
     index('gateway_sessions_client_tls_time_idx').on(t.clientTlsVersion, t.sessionStartTime),
-    index('gateway_sessions_reused_time_idx').on(t.sessionStartTime).where(sql`connection_reuse`),
+    index('gateway_sessions_reused_time_idx')
+      .on(t.sessionStartTime)
+      .where(sql`connection_reuse`),
   ],
 )
 

@@ -39,7 +39,8 @@ function copyTarget(tx: Transaction): { path: 'copy-stdin'; client: pg.ClientBas
   const client = (tx as unknown as { session?: { client?: unknown } }).session?.client
   if (client instanceof pg.Client) return { path: 'copy-stdin', client }
   // PGlite's transaction object (lib/db/client.ts runs PGlite for local use and tests).
-  if (client && typeof (client as PgliteTx).exec === 'function' && typeof (client as { rollback?: unknown }).rollback === 'function') return { path: 'copy-blob', client: client as PgliteTx }
+  if (client && typeof (client as PgliteTx).exec === 'function' && typeof (client as { rollback?: unknown }).rollback === 'function')
+    return { path: 'copy-blob', client: client as PgliteTx }
   return null
 }
 
@@ -91,11 +92,16 @@ export async function bulkInsertWithRollup(tx: Transaction, datasetId: DatasetId
   // A name of its own per call: two calls in one transaction never share a staging table.
   const stage = `bulk_stage_${process.pid}_${++stages}`
   const names = columns.map((c) => c.name)
-  const definition = sql.join(columns.map((c) => sql`${sql.identifier(c.name)} ${sql.raw(c.type)}`), sql`, `)
+  const definition = sql.join(
+    columns.map((c) => sql`${sql.identifier(c.name)} ${sql.raw(c.type)}`),
+    sql`, `,
+  )
   await tx.execute(sql`CREATE TEMP TABLE ${sql.identifier(stage)} (${definition}) ON COMMIT DROP`)
   const copy = `COPY "${stage}" (${names.map((n) => `"${n}"`).join(', ')}) FROM `
   if (target.path === 'copy-stdin') await pipeline(Readable.from(copyText(rows, columns)), target.client.query(copyFrom(`${copy}STDIN`)))
   else await target.client.query(`${copy}'/dev/blob'`, [], { blob: new Blob([...copyText(rows, columns)]) })
-  const result = (await tx.execute(insertSelectWithRollupSql(datasetId, names, sql`${sql.identifier(stage)}`, conflict))) as unknown as { rows: Array<{ inserted: number | string }> }
+  const result = (await tx.execute(insertSelectWithRollupSql(datasetId, names, sql`${sql.identifier(stage)}`, conflict))) as unknown as {
+    rows: Array<{ inserted: number | string }>
+  }
   return Number(result.rows[0].inserted)
 }

@@ -1,4 +1,17 @@
-import { bigint, boolean, doublePrecision, inet, integer, jsonb, pgTable, smallint, text, timestamp, unique, type PgColumnBuilderBase } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  inet,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  type PgColumnBuilderBase,
+} from 'drizzle-orm/pg-core'
 import type { ColumnType, DatasetDef } from '@/lib/datasets/types'
 
 // Column builders of the dataset tables (lib/datasets/<dataset>/tables.ts) and the rollup table
@@ -50,12 +63,18 @@ export function rollupTable(dataset: DatasetDef) {
     ...Object.fromEntries(dimensions.map((name) => [name, DIMENSION_TYPES[typeOf(name)](name)])),
     ...(latency ? { duration_bucket: smallint('duration_bucket') } : {}),
     rows: bigint('rows', { mode: 'number' }).notNull(),
-    ...(latency ? { server_errors: bigint('server_errors', { mode: 'number' }).notNull(), client_errors: bigint('client_errors', { mode: 'number' }).notNull() } : {}),
+    ...(latency
+      ? { server_errors: bigint('server_errors', { mode: 'number' }).notNull(), client_errors: bigint('client_errors', { mode: 'number' }).notNull() }
+      : {}),
     ...Object.fromEntries(sums.map((name) => [name, bigint(name, { mode: 'number' }).notNull()])),
   }
   const name = `${dataset.table}_rollup`
   return pgTable(name, columns, (t) => {
     const key = ['dimension', 'grain', 'bucket', ...dimensions, ...(latency ? ['duration_bucket'] : [])].map((c) => t[c])
-    return [unique(`${name}_key`).on(...(key as [never, ...never[]])).nullsNotDistinct()]
+    return [
+      unique(`${name}_key`)
+        .on(...(key as [never, ...never[]]))
+        .nullsNotDistinct(),
+    ]
   })
 }

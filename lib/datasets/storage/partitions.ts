@@ -79,7 +79,8 @@ export function retentionDays(dataset: DatasetId, c: Pick<Config, 'QUERY_RETENTI
 /** Start-up check: every name in QUERY_RETENTION_DAYS is a dataset (the message names the variable). */
 export function checkRetentionSetting(c: Pick<Config, 'QUERY_RETENTION_DAYS'> = config): void {
   const unknown = Object.keys(c.QUERY_RETENTION_DAYS).filter((name) => name !== '*' && !(name in DATASETS))
-  if (unknown.length) throw new Error(`QUERY_RETENTION_DAYS: ${unknown.join(', ')}: each entry must be dataset=days with a dataset among ${Object.keys(DATASETS).join(', ')}`)
+  if (unknown.length)
+    throw new Error(`QUERY_RETENTION_DAYS: ${unknown.join(', ')}: each entry must be dataset=days with a dataset among ${Object.keys(DATASETS).join(', ')}`)
 }
 
 /** UTC midnight of a day, as 2026-01-10. */
@@ -92,7 +93,9 @@ type Row = Record<string, unknown>
 const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 
 async function partitionsOf(db: Db, parent: string): Promise<string[]> {
-  const result = await db.execute(sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass(${parent})`)
+  const result = await db.execute(
+    sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass(${parent})`,
+  )
   return rowsOf(result).map((r) => String(r.name))
 }
 
@@ -115,7 +118,9 @@ async function createDayPartition(db: Db, table: PartitionedTable, day: string):
     await tx.execute(sql`LOCK TABLE ${fallback} IN ACCESS EXCLUSIVE MODE`)
     await tx.execute(sql`CREATE TABLE ${name} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`)
     const range = sql`${key} >= ${sql.raw(bound(day))} AND ${key} < ${sql.raw(bound(nextDay(day)))}`
-    const moved = await tx.execute(sql`WITH "moved" AS (DELETE FROM ${fallback} WHERE ${range} RETURNING *), "copied" AS (INSERT INTO ${name} SELECT * FROM "moved" RETURNING 1) SELECT count(*)::int AS "n" FROM "copied"`)
+    const moved = await tx.execute(
+      sql`WITH "moved" AS (DELETE FROM ${fallback} WHERE ${range} RETURNING *), "copied" AS (INSERT INTO ${name} SELECT * FROM "moved" RETURNING 1) SELECT count(*)::int AS "n" FROM "copied"`,
+    )
     await tx.execute(sql`ALTER TABLE ${parent} ATTACH PARTITION ${name} FOR VALUES FROM (${sql.raw(bound(day))}) TO (${sql.raw(bound(nextDay(day)))})`)
     return Number(rowsOf(moved)[0].n)
   })
@@ -151,7 +156,9 @@ export async function maintainPartitions(db: Db, opts: { now?: Date; daysAhead?:
   for (const table of partitionedTables()) {
     const existing = new Set(await partitionsOf(db, table.parent))
     const key = sql.identifier(table.key)
-    const stranded = rowsOf(await db.execute(sql`SELECT DISTINCT to_char(${key} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "day" FROM ${sql.identifier(`${table.parent}_default`)}`)).map((r) => String(r.day))
+    const stranded = rowsOf(
+      await db.execute(sql`SELECT DISTINCT to_char(${key} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "day" FROM ${sql.identifier(`${table.parent}_default`)}`),
+    ).map((r) => String(r.day))
     for (const day of [...new Set([...ahead, ...stranded])].sort()) {
       if (existing.has(partitionName(table.parent, day))) continue
       result.drained += await createDayPartition(db, table, day)

@@ -106,11 +106,16 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
     ...spec.sums.map(id),
   ]
   const grouped = [...dims, ...(spec.latency ? ['duration_bucket'] : [])]
-  const dimensionName = sql`CASE ${sql.join(dims.map((d) => sql`WHEN GROUPING(${id(d)}) = 0 THEN ${sql.raw(`'${d}'`)}`), sql` `)} ELSE '' END`
+  const dimensionName = sql`CASE ${sql.join(
+    dims.map((d) => sql`WHEN GROUPING(${id(d)}) = 0 THEN ${sql.raw(`'${d}'`)}`),
+    sql` `,
+  )} ELSE '' END`
   const status = spec.latency ? id(spec.latency.errorStatusColumn) : null
   const aggregates = [
     sql`count(*) AS "rows"`,
-    ...(status ? [sql`count(*) FILTER (WHERE ${status} >= 500) AS "server_errors"`, sql`count(*) FILTER (WHERE ${status} BETWEEN 400 AND 499) AS "client_errors"`] : []),
+    ...(status
+      ? [sql`count(*) FILTER (WHERE ${status} >= 500) AS "server_errors"`, sql`count(*) FILTER (WHERE ${status} BETWEEN 400 AND 499) AS "client_errors"`]
+      : []),
     ...spec.sums.map((s) => sql`coalesce(sum(${id(s)}), 0) AS ${id(s)}`),
   ]
   const sets = [spec.latency ? sql`("duration_bucket")` : sql`()`, ...dims.map((d) => sql`(${id(d)})`)]
@@ -121,10 +126,20 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
   // nor the conflict check is needed.
   const apply = into
     ? sql``
-    : sql` ORDER BY ${sql.join(key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))), sql`, `)}
-  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`), sql`, `)}`
+    : sql` ORDER BY ${sql.join(
+        key.map((k) => (k === 'dimension' || k === 'grain' || text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k))),
+        sql`, `,
+      )}
+  ON CONFLICT (${list(key)}) DO UPDATE SET ${sql.join(
+    m.map((c) => sql`${id(c)} = ${table}.${id(c)} + excluded.${id(c)}`),
+    sql`, `,
+  )}`
   const hourOnly = spec.hourOnly.filter((d) => dims.includes(d))
-  const names = (xs: string[]) => sql.join(xs.map((x) => sql.raw(`'${x}'`)), sql`, `)
+  const names = (xs: string[]) =>
+    sql.join(
+      xs.map((x) => sql.raw(`'${x}'`)),
+      sql`, `,
+    )
   // Minute rows for the totals and the low-cardinality dimensions; hour rows for all, an
   // hour-only dimension's capped at its topPerHour largest values of the batch, the rest summed
   // into one 'other' row per (dimension, hour) so a reader knows the list left values out.
@@ -133,11 +148,20 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
   const other = hourOnly.length
     ? sql`
     UNION ALL
-    SELECT "dimension", 'other', "bucket", ${sql.join(grouped.map(() => sql`NULL`), sql`, `)}, ${sql.join(m.map((c) => sql`sum(${id(c)})`), sql`, `)} FROM "hours" WHERE "rank" > ${sql.raw(String(spec.topPerHour))} AND "dimension" IN (${names(hourOnly)}) GROUP BY 1, 3`
+    SELECT "dimension", 'other', "bucket", ${sql.join(
+      grouped.map(() => sql`NULL`),
+      sql`, `,
+    )}, ${sql.join(
+      m.map((c) => sql`sum(${id(c)})`),
+      sql`, `,
+    )} FROM "hours" WHERE "rank" > ${sql.raw(String(spec.topPerHour))} AND "dimension" IN (${names(hourOnly)}) GROUP BY 1, 3`
     : sql``
   // The duration histogram is kept per hour: the minute totals are one row per minute.
   const minuteDeltas = spec.latency
-    ? sql`SELECT "dimension", 'minute' AS "grain", "bucket", ${list(dims)}, NULL::smallint AS "duration_bucket", ${sql.join(m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`), sql`, `)} FROM "minutes"${minuteRows} GROUP BY 1, 3, ${list(dims)}`
+    ? sql`SELECT "dimension", 'minute' AS "grain", "bucket", ${list(dims)}, NULL::smallint AS "duration_bucket", ${sql.join(
+        m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`),
+        sql`, `,
+      )} FROM "minutes"${minuteRows} GROUP BY 1, 3, ${list(dims)}`
     : sql`SELECT "dimension", 'minute' AS "grain", "bucket", ${list(grouped)}, ${list(m)} FROM "minutes"${minuteRows}`
   const orderKeys = grouped.map((k) => (text.has(k) ? sql`${id(k)} COLLATE "C"` : id(k)))
   return sql`"minutes" AS (
@@ -145,7 +169,10 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
   FROM (SELECT ${sql.join(inner, sql`, `)} FROM ${source}) AS "batch"
   GROUP BY 1, GROUPING SETS (${sql.join(sets, sql`, `)})
 ), "hours" AS (
-  SELECT "dimension", date_trunc('hour', "bucket", 'UTC') AS "bucket", ${list(grouped)}, ${sql.join(m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`), sql`, `)},
+  SELECT "dimension", date_trunc('hour', "bucket", 'UTC') AS "bucket", ${list(grouped)}, ${sql.join(
+    m.map((c) => sql`sum(${id(c)}) AS ${id(c)}`),
+    sql`, `,
+  )},
     row_number() OVER (PARTITION BY "dimension", date_trunc('hour', "bucket", 'UTC') ORDER BY sum("rows") DESC, ${sql.join(orderKeys, sql`, `)}) AS "rank"
   FROM "minutes" GROUP BY 1, 2, ${list(grouped)}
 ), "rolled" AS (
@@ -198,13 +225,28 @@ SELECT count(*)::int AS "inserted" FROM "inserted"`
  * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter; the
  * staging path (lib/datasets/storage/bulk-insert.ts) uses this where it cannot COPY.
  */
-export async function insertWithRollup(db: Pick<Db, 'execute'>, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
+export async function insertWithRollup(
+  db: Pick<Db, 'execute'>,
+  datasetId: DatasetId,
+  rows: Record<string, InsertValue>[],
+  conflict: string[],
+): Promise<number> {
   if (rows.length === 0) return 0
   const columns = insertColumns(datasetId, rows[0])
   const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.prop] ?? null]))))
-  const recordType = sql.join(columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`), sql`, `)
+  const recordType = sql.join(
+    columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`),
+    sql`, `,
+  )
   const source = sql`json_to_recordset(${json}::json) AS "r"(${recordType})`
-  const result = (await db.execute(insertSelectWithRollupSql(datasetId, columns.map((c) => c.name), source, conflict))) as unknown as { rows: Array<{ inserted: number | string }> }
+  const result = (await db.execute(
+    insertSelectWithRollupSql(
+      datasetId,
+      columns.map((c) => c.name),
+      source,
+      conflict,
+    ),
+  )) as unknown as { rows: Array<{ inserted: number | string }> }
   return Number(result.rows[0].inserted)
 }
 
@@ -271,7 +313,13 @@ export function rollupDimensionFor(spec: RollupSpec, panel: PanelDef | 'count', 
       // sum to the totals; a filter on any other column then needs the rows.
       const conditions = [...new Set(panel.series.flatMap((s) => (s.aggregate === 'count' && s.where ? [s.where.column] : [])))]
       if (conditions.length === 0) return on ?? ''
-      if (conditions.length > 1 || (on !== undefined && on !== conditions[0]) || !spec.dimensions.includes(conditions[0]) || spec.hourOnly.includes(conditions[0])) return null
+      if (
+        conditions.length > 1 ||
+        (on !== undefined && on !== conditions[0]) ||
+        !spec.dimensions.includes(conditions[0]) ||
+        spec.hourOnly.includes(conditions[0])
+      )
+        return null
       return conditions[0]
     }
     case 'latency':

@@ -7,12 +7,47 @@ export const lit = (v: string | number | null) => (v === null ? 'NULL' : typeof 
 export const pick = (values: Array<string | number | null>, r: string, skew = 1.6) =>
   `(ARRAY[${values.map(lit).join(',')}])[1 + floor(power(${r}, ${skew}) * ${values.length})::int]`
 
-export const USERS = ['ana@example.com', 'ben@example.com', 'chloe@example.com', 'dev@example.com', 'eli@example.com', 'fatima@example.com', 'gus@example.com', 'hana@example.com', 'ivan@example.com', 'jo@example.com', 'kim@example.com', 'lea@example.com']
+export const USERS = [
+  'ana@example.com',
+  'ben@example.com',
+  'chloe@example.com',
+  'dev@example.com',
+  'eli@example.com',
+  'fatima@example.com',
+  'gus@example.com',
+  'hana@example.com',
+  'ivan@example.com',
+  'jo@example.com',
+  'kim@example.com',
+  'lea@example.com',
+]
 export const userField = (field: 'email' | 'user_id' | 'device', u: string) => {
-  const values = USERS.map((e, i) => (field === 'email' ? e : field === 'user_id' ? `0c2d${String(i).padStart(4, '0')}-7a1e-4b8c-9f00-${String(1e11 + i * 7919)}` : `${e.split('@')[0]}-${i % 3 === 0 ? 'macbook' : i % 3 === 1 ? 'thinkpad' : 'pixel'}`))
+  const values = USERS.map((e, i) =>
+    field === 'email'
+      ? e
+      : field === 'user_id'
+        ? `0c2d${String(i).padStart(4, '0')}-7a1e-4b8c-9f00-${String(1e11 + i * 7919)}`
+        : `${e.split('@')[0]}-${i % 3 === 0 ? 'macbook' : i % 3 === 1 ? 'thinkpad' : 'pixel'}`,
+  )
   return `(ARRAY[${values.map(lit).join(',')}])[1 + ${u}]`
 }
-export const DOMAINS = ['www.google.com', 'api.github.com', 'outlook.office365.com', 'slack.com', 'zoom.us', 'www.youtube.com', 'login.microsoftonline.com', 'cdn.jsdelivr.net', 'registry.npmjs.org', 'www.reddit.com', 'docs.example.com', 'tracker.adnetwork.test', 'malware.bad.test', 'files.dropbox.com', 'www.wikipedia.org']
+export const DOMAINS = [
+  'www.google.com',
+  'api.github.com',
+  'outlook.office365.com',
+  'slack.com',
+  'zoom.us',
+  'www.youtube.com',
+  'login.microsoftonline.com',
+  'cdn.jsdelivr.net',
+  'registry.npmjs.org',
+  'www.reddit.com',
+  'docs.example.com',
+  'tracker.adnetwork.test',
+  'malware.bad.test',
+  'files.dropbox.com',
+  'www.wikipedia.org',
+]
 export const CATEGORIES = ['Technology', 'Business', 'Productivity', 'Social Networks', 'Streaming Video', 'Advertisements', 'Malware', 'Education', 'News']
 export const APPS = ['Google Workspace', 'GitHub', 'Microsoft 365', 'Slack', 'Zoom', 'YouTube', null, 'Dropbox']
 export const COLOS = ['CDG', 'AMS', 'FRA', 'LHR', 'IAD', 'SFO', 'NRT', 'GRU']

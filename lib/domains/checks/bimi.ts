@@ -17,7 +17,10 @@ export async function checkBimi(dns: Dns, domain: string, dmarcEnforced: boolean
       status: 'not_found',
       detail: 'No BIMI record (optional: shows your logo next to authenticated mail in some mailboxes).',
       recommendation: dmarcEnforced
-        ? { action: 'Optionally publish a BIMI record pointing at an SVG Tiny PS logo (and a mark certificate for Gmail and Apple Mail).', record: { name, type: 'TXT', value: 'v=BIMI1; l=https://<your host>/logo.svg; a=<https URL of your VMC, optional>' } }
+        ? {
+            action: 'Optionally publish a BIMI record pointing at an SVG Tiny PS logo (and a mark certificate for Gmail and Apple Mail).',
+            record: { name, type: 'TXT', value: 'v=BIMI1; l=https://<your host>/logo.svg; a=<https URL of your VMC, optional>' },
+          }
         : null,
     }
   }
@@ -40,6 +43,13 @@ export async function checkBimi(dns: Dns, domain: string, dmarcEnforced: boolean
     warnings,
     status: blocking.length ? 'warn' : 'pass',
     detail: blocking[0] ?? (authorityUrl ? 'BIMI record with a logo and a mark certificate.' : 'BIMI record with a logo; no mark certificate.'),
-    recommendation: blocking.length ? { action: dmarcEnforced ? 'Serve the logo over https and keep exactly one BIMI record.' : 'Enforce DMARC (p=quarantine or p=reject) so the logo can be shown.', record: null } : null,
+    recommendation: blocking.length
+      ? {
+          action: dmarcEnforced
+            ? 'Serve the logo over https and keep exactly one BIMI record.'
+            : 'Enforce DMARC (p=quarantine or p=reject) so the logo can be shown.',
+          record: null,
+        }
+      : null,
   }
 }

@@ -20,7 +20,10 @@ export async function checkCaa(dns: Dns, domain: string): Promise<CaaCheck> {
       warnings: [],
       status: 'not_found',
       detail: 'No CAA record: any certificate authority may issue certificates for the domain.',
-      recommendation: { action: 'Publish CAA records naming only the certificate authorities you use.', record: { name: domain, type: 'CAA', value: '0 issue "<your CA, e.g. letsencrypt.org>"' } },
+      recommendation: {
+        action: 'Publish CAA records naming only the certificate authorities you use.',
+        record: { name: domain, type: 'CAA', value: '0 issue "<your CA, e.g. letsencrypt.org>"' },
+      },
     }
   }
   const rows = found.result.records.flatMap((r) => (r.type === 'CAA' ? [r] : []))
@@ -45,6 +48,8 @@ export async function checkCaa(dns: Dns, domain: string): Promise<CaaCheck> {
     warnings,
     status: critical ? 'fail' : warnings.length ? 'warn' : 'pass',
     detail: warnings[0] ?? `CAA allows ${allowed || 'no issuer'}${where}.`,
-    recommendation: warnings.length ? { action: 'List the certificate authorities you use in issue properties and remove unknown critical properties.', record: null } : null,
+    recommendation: warnings.length
+      ? { action: 'List the certificate authorities you use in issue properties and remove unknown critical properties.', record: null }
+      : null,
   }
 }

@@ -24,7 +24,8 @@ export async function checkDane(dns: Dns, mxHosts: string[]): Promise<DaneCheck>
       status: 'not_found',
       detail: `No TLSA records on the ${hosts.length} MX host${hosts.length === 1 ? '' : 's'}.`,
       recommendation: {
-        action: 'If you run the mail servers, sign their zone with DNSSEC and publish a TLSA record for each; with a hosted provider, use its DANE support where offered.',
+        action:
+          'If you run the mail servers, sign their zone with DNSSEC and publish a TLSA record for each; with a hosted provider, use its DANE support where offered.',
         record: mxHosts[0] ? { name: `_25._tcp.${mxHosts[0]}`, type: 'TLSA', value: '3 1 1 <SHA-256 of the server public key>' } : null,
       },
     }

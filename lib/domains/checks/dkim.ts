@@ -39,7 +39,10 @@ export function parseDkimKey(record: string): DkimKeyInfo {
   const tags = Object.fromEntries(parseTagList(record).map((t) => [t.tag, t.value]))
   const p = tags.p?.replace(/\s+/g, '')
   const keyType = (tags.k ?? 'rsa').toLowerCase()
-  const testing = (tags.t ?? '').split(':').map((f) => f.trim().toLowerCase()).includes('y')
+  const testing = (tags.t ?? '')
+    .split(':')
+    .map((f) => f.trim().toLowerCase())
+    .includes('y')
   if (p === undefined || (tags.v !== undefined && tags.v !== 'DKIM1')) return { keyType: null, keyBits: null, testing, revoked: false, valid: false }
   if (p === '') return { keyType, keyBits: null, testing, revoked: true, valid: true }
   let keyBits: number | null = null
@@ -84,7 +87,8 @@ export async function checkDkim(dns: Dns, domain: string, extraSelectors: string
     if (!k.record && k.cname) warnings.push(`${k.selector} is delegated to ${k.cname}, which publishes no key (in Microsoft 365: DKIM signing is not enabled).`)
     else if (k.revoked) warnings.push(`${k.selector}: the key is revoked (empty p=).`)
     else if (!k.valid) warnings.push(`${k.selector}: the record is not a usable DKIM key.`)
-    else if (k.keyType === 'rsa' && k.keyBits !== null && k.keyBits < 1024) warnings.push(`${k.selector}: ${k.keyBits}-bit RSA key; receivers reject keys under 1024 bits.`)
+    else if (k.keyType === 'rsa' && k.keyBits !== null && k.keyBits < 1024)
+      warnings.push(`${k.selector}: ${k.keyBits}-bit RSA key; receivers reject keys under 1024 bits.`)
     else if (k.keyType === 'rsa' && k.keyBits !== null && k.keyBits < 2048) warnings.push(`${k.selector}: ${k.keyBits}-bit RSA key; 2048 bits is recommended.`)
     if (k.testing) warnings.push(`${k.selector}: t=y, the key is in test mode and receivers may ignore failures.`)
   }
@@ -97,7 +101,9 @@ export async function checkDkim(dns: Dns, domain: string, extraSelectors: string
       ...out,
       status: warnings.length ? 'warn' : 'pass',
       detail: warnings.length ? warnings[0] : `DKIM key${usable.length > 1 ? 's' : ''} found for selector${usable.length > 1 ? 's' : ''} ${names}.`,
-      recommendation: warnings.length ? { action: 'Publish a 2048-bit key under a new selector, switch signing to it, then remove the old key.', record: null } : null,
+      recommendation: warnings.length
+        ? { action: 'Publish a 2048-bit key under a new selector, switch signing to it, then remove the old key.', record: null }
+        : null,
     }
   }
   if (keys.length > 0) {

@@ -167,7 +167,13 @@ export async function checkDmarc(dns: Dns, domain: string): Promise<DmarcCheck> 
   )
 
   const unauthorised = reportDestinations.some((d) => d.authorized === false)
-  const status = parsed.errors.length ? 'fail' : !enforcing || parsed.testing || unauthorised ? 'warn' : parsed.warnings.some((w) => w.startsWith('pct=')) ? 'warn' : 'pass'
+  const status = parsed.errors.length
+    ? 'fail'
+    : !enforcing || parsed.testing || unauthorised
+      ? 'warn'
+      : parsed.warnings.some((w) => w.startsWith('pct='))
+        ? 'warn'
+        : 'pass'
   const where = inherited ? ` (inherited from _dmarc.${found.at})` : ''
   const detail = parsed.errors.length
     ? `Invalid DMARC record: ${parsed.errors[0]}.`
@@ -185,6 +191,20 @@ export async function checkDmarc(dns: Dns, domain: string): Promise<DmarcCheck> 
       action: 'Once aggregate reports show your legitimate mail passes SPF or DKIM in alignment, enforce the policy (quarantine, then reject).',
       record: { name: `_dmarc.${found.at}`, type: 'TXT', value: rebuildDmarc(parsed.pairs, 'quarantine') },
     }
-  else if (unauthorised) recommendation = { action: 'Ask the report receiver to publish "v=DMARC1" at the authorisation name, or use an address in your own domain.', record: null }
-  return { record, policyDomain: found.at, inherited, policy, testing: parsed.testing, tags: own, reportDestinations, records: [record], warnings, status, detail, recommendation }
+  else if (unauthorised)
+    recommendation = { action: 'Ask the report receiver to publish "v=DMARC1" at the authorisation name, or use an address in your own domain.', record: null }
+  return {
+    record,
+    policyDomain: found.at,
+    inherited,
+    policy,
+    testing: parsed.testing,
+    tags: own,
+    reportDestinations,
+    records: [record],
+    warnings,
+    status,
+    detail,
+    recommendation,
+  }
 }

@@ -6,7 +6,14 @@ import type { DnssecCheck } from '@/lib/domains/schemas'
 
 export function checkDnssec(domain: string, authenticated: boolean): DnssecCheck {
   return authenticated
-    ? { authenticated, records: [], warnings: [], status: 'pass', detail: 'The answers for the domain validate with DNSSEC (AD flag set).', recommendation: null }
+    ? {
+        authenticated,
+        records: [],
+        warnings: [],
+        status: 'pass',
+        detail: 'The answers for the domain validate with DNSSEC (AD flag set).',
+        recommendation: null,
+      }
     : {
         authenticated,
         records: [],

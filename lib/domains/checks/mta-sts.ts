@@ -47,16 +47,13 @@ export function mxMatches(pattern: string, host: string): boolean {
 
 export const uncoveredHosts = (patterns: string[], hosts: string[]) => hosts.filter((h) => !patterns.some((p) => mxMatches(p, h)))
 
-export async function checkMtaSts(
-  dns: Dns,
-  domain: string,
-  mxHosts: string[],
-  fetchPolicy: (domain: string) => Promise<PolicyFetch>,
-): Promise<MtaStsCheck> {
+export async function checkMtaSts(dns: Dns, domain: string, mxHosts: string[], fetchPolicy: (domain: string) => Promise<PolicyFetch>): Promise<MtaStsCheck> {
   const { values } = await lookupTxt(dns, `_mta-sts.${domain}`)
   const txt = values.filter(isMtaStsRecord)
   const none = { record: null, id: null, policyUrl: null, policy: null, uncoveredMxHosts: [] }
-  const policyTemplate = ['version: STSv1', 'mode: testing', ...(mxHosts.length ? mxHosts : ['<your MX host>']).map((h) => `mx: ${h}`), 'max_age: 604800'].join('\n')
+  const policyTemplate = ['version: STSv1', 'mode: testing', ...(mxHosts.length ? mxHosts : ['<your MX host>']).map((h) => `mx: ${h}`), 'max_age: 604800'].join(
+    '\n',
+  )
   if (txt.length === 0) {
     return {
       ...none,
@@ -91,7 +88,10 @@ export async function checkMtaSts(
       warnings,
       status: 'fail',
       detail: warnings[0],
-      recommendation: { action: `Serve the policy over HTTPS with a valid certificate for mta-sts.${domain}, status 200 and Content-Type text/plain, without redirects.`, record: null },
+      recommendation: {
+        action: `Serve the policy over HTTPS with a valid certificate for mta-sts.${domain}, status 200 and Content-Type text/plain, without redirects.`,
+        record: null,
+      },
     }
   }
   const { policy, errors } = parseMtaStsPolicy(fetched.text)
@@ -100,11 +100,17 @@ export async function checkMtaSts(
   if (uncovered.length) warnings.push(`MX host${uncovered.length > 1 ? 's' : ''} not matched by any policy mx pattern: ${uncovered.join(', ')}.`)
   if (policy.mode === 'testing') warnings.push('mode: testing; senders report failures but still deliver without TLS.')
   if (policy.mode === 'none') warnings.push('mode: none; the policy is being withdrawn and protects nothing.')
-  if (policy.maxAge !== null && policy.maxAge < MIN_SENSIBLE_MAX_AGE) warnings.push(`max_age ${policy.maxAge} s is short; a week or more (604800) is recommended.`)
+  if (policy.maxAge !== null && policy.maxAge < MIN_SENSIBLE_MAX_AGE)
+    warnings.push(`max_age ${policy.maxAge} s is short; a week or more (604800) is recommended.`)
 
   const broken = errors.length > 0 || !id || (policy.mode === 'enforce' && uncovered.length > 0)
   const status = broken ? 'fail' : warnings.length ? 'warn' : 'pass'
-  const fixedPolicy = ['version: STSv1', 'mode: enforce', ...[...new Set([...policy.mx, ...uncovered])].map((m) => `mx: ${m}`), `max_age: ${Math.max(policy.maxAge ?? 0, 604800)}`].join('\\n')
+  const fixedPolicy = [
+    'version: STSv1',
+    'mode: enforce',
+    ...[...new Set([...policy.mx, ...uncovered])].map((m) => `mx: ${m}`),
+    `max_age: ${Math.max(policy.maxAge ?? 0, 604800)}`,
+  ].join('\\n')
   return {
     ...base,
     policy,
@@ -116,7 +122,10 @@ export async function checkMtaSts(
       status === 'pass'
         ? null
         : !id
-          ? { action: 'Add an id to the MTA-STS record (change it whenever the policy changes).', record: { name: `_mta-sts.${domain}`, type: 'TXT', value: `v=STSv1; id=${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}` } }
+          ? {
+              action: 'Add an id to the MTA-STS record (change it whenever the policy changes).',
+              record: { name: `_mta-sts.${domain}`, type: 'TXT', value: `v=STSv1; id=${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}` },
+            }
           : { action: `Serve this policy: "${fixedPolicy}", then change the id of the TXT record so senders fetch it again.`, record: null },
   }
 }

@@ -72,8 +72,6 @@ export async function checkMx(dns: Dns, domain: string, mx: DnsResult): Promise<
     status,
     detail: status === 'pass' ? `${rows.length} MX host${rows.length > 1 ? 's' : ''}, all resolving to addresses.` : warnings[0],
     recommendation:
-      status === 'pass'
-        ? null
-        : { action: 'Point every MX record at a host name that has A/AAAA records (not an IP address or an alias).', record: null },
+      status === 'pass' ? null : { action: 'Point every MX record at a host name that has A/AAAA records (not an IP address or an alias).', record: null },
   }
 }

@@ -198,7 +198,7 @@ export async function checkSpf(dns: Dns, domain: string, opts: { acceptsMail: bo
       detail: 'No SPF record: anyone can claim to send mail from this domain.',
       recommendation: {
         action: opts.acceptsMail
-          ? 'Publish an SPF record listing the servers that send your mail (add your provider\'s include), ending in -all.'
+          ? "Publish an SPF record listing the servers that send your mail (add your provider's include), ending in -all."
           : 'The domain sends no mail: publish an SPF record that authorises nobody.',
         record: { name: domain, type: 'TXT', value: suggested },
       },
@@ -218,11 +218,17 @@ export async function checkSpf(dns: Dns, domain: string, opts: { acceptsMail: bo
       : `Valid SPF with ${e.lookupCount}/${SPF_LOOKUP_LIMIT} DNS lookups and ${q === '-' ? 'hard fail (-all)' : 'soft fail (~all)'} for unlisted servers.`)
   let recommendation: SpfCheck['recommendation'] = null
   if (e.lookupCount > SPF_LOOKUP_LIMIT)
-    recommendation = { action: `Cut the DNS-querying terms to ${SPF_LOOKUP_LIMIT} or fewer: drop unused includes or replace them with ip4/ip6 ranges.`, record: null }
+    recommendation = {
+      action: `Cut the DNS-querying terms to ${SPF_LOOKUP_LIMIT} or fewer: drop unused includes or replace them with ip4/ip6 ranges.`,
+      record: null,
+    }
   else if (e.errors.length) recommendation = { action: `Fix the SPF record: ${e.errors[0]}.`, record: null }
   else if (q === '+' || q === '?' || q === null) {
     const fixed = e.record!.replace(/\s+[+?~-]?all\b.*$/i, '').replace(/\s+redirect=\S+/i, '')
-    recommendation = { action: 'End the SPF record with -all (or ~all while testing) so unlisted servers fail.', record: { name: domain, type: 'TXT', value: `${fixed} -all` } }
+    recommendation = {
+      action: 'End the SPF record with -all (or ~all while testing) so unlisted servers fail.',
+      record: { name: domain, type: 'TXT', value: `${fixed} -all` },
+    }
   } else if (status === 'warn') recommendation = { action: e.warnings[0], record: null }
   return { ...base, warnings, status, detail, recommendation }
 }

@@ -16,12 +16,23 @@ export async function checkTlsRpt(dns: Dns, domain: string): Promise<TlsRptCheck
       warnings: [],
       status: 'not_found',
       detail: 'No TLS-RPT record: you get no reports when senders fail to deliver over TLS.',
-      recommendation: { action: 'Publish a TLS-RPT record with an address for daily reports.', record: { name, type: 'TXT', value: `v=TLSRPTv1; rua=mailto:tls-reports@${domain}` } },
+      recommendation: {
+        action: 'Publish a TLS-RPT record with an address for daily reports.',
+        record: { name, type: 'TXT', value: `v=TLSRPTv1; rua=mailto:tls-reports@${domain}` },
+      },
     }
   }
   if (txt.length > 1) {
     const w = `${txt.length} TLS-RPT records at ${name}; exactly one is allowed.`
-    return { record: null, rua: [], records: txt, warnings: [w], status: 'fail', detail: w, recommendation: { action: 'Keep exactly one v=TLSRPTv1 record.', record: null } }
+    return {
+      record: null,
+      rua: [],
+      records: txt,
+      warnings: [w],
+      status: 'fail',
+      detail: w,
+      recommendation: { action: 'Keep exactly one v=TLSRPTv1 record.', record: null },
+    }
   }
   const record = txt[0]
   const rua = (parseTagList(record).find((t) => t.tag === 'rua')?.value ?? '')
@@ -37,6 +48,8 @@ export async function checkTlsRpt(dns: Dns, domain: string): Promise<TlsRptCheck
     warnings,
     status: warnings.length ? 'fail' : 'pass',
     detail: warnings[0] ?? `TLS reports go to ${rua.join(', ')}.`,
-    recommendation: warnings.length ? { action: 'Give rua one or more mailto: or https: destinations.', record: { name, type: 'TXT', value: `v=TLSRPTv1; rua=mailto:tls-reports@${domain}` } } : null,
+    recommendation: warnings.length
+      ? { action: 'Give rua one or more mailto: or https: destinations.', record: { name, type: 'TXT', value: `v=TLSRPTv1; rua=mailto:tls-reports@${domain}` } }
+      : null,
   }
 }

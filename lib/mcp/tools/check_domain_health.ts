@@ -6,9 +6,7 @@ import { defineTool } from '@/lib/mcp/tool'
 
 // The REST operation takes the domain from the path and the selectors as a comma-separated query
 // string; a tool gets typed JSON, so the same field schemas are wrapped as an object with an array.
-const CheckDomainHealthInput = z
-  .object({ domain: DomainName, selectors: DkimSelectors.optional() })
-  .strict()
+const CheckDomainHealthInput = z.object({ domain: DomainName, selectors: DkimSelectors.optional() }).strict()
 
 export const checkDomainHealthTool = defineTool({
   name: 'check_domain_health',

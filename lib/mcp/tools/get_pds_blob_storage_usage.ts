@@ -18,7 +18,8 @@ export function describeBlobUsage(u: BlobUsage): string {
 }
 
 /** Shared by both blob tools: how the sizes are found, and the 10-minute cache. */
-export const BLOB_COUNTING = 'Sizes are summed from the blob references in the account records, and from the PDS itself for blobs no record describes; `usageBytes` is a number. Cached for 10 minutes.'
+export const BLOB_COUNTING =
+  'Sizes are summed from the blob references in the account records, and from the PDS itself for blobs no record describes; `usageBytes` is a number. Cached for 10 minutes.'
 
 export const getPdsBlobStorageUsageTool = defineTool({
   name: 'get_pds_blob_storage_usage',

@@ -41,7 +41,11 @@ const encodeCursor = (offset: number) => Buffer.from(`repos:${offset}`).toString
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   const match = /^repos:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString())
-  if (!match) throw new AppError('invalid_input', `cursor: '${cursor}' is not a cursor this tool returned. Pass the nextCursor of the previous page, or omit cursor for the first page.`)
+  if (!match)
+    throw new AppError(
+      'invalid_input',
+      `cursor: '${cursor}' is not a cursor this tool returned. Pass the nextCursor of the previous page, or omit cursor for the first page.`,
+    )
   return Number(match[1])
 }
 
@@ -61,7 +65,14 @@ export const getPdsReposTool = defineTool({
     const all = await getRepos()
     const end = Math.min(offset + limit, all.repos.length)
     const truncated = end < all.repos.length
-    return { total: all.total, active: all.active, inactive: all.inactive, repos: all.repos.slice(offset, end), truncated, nextCursor: truncated ? encodeCursor(end) : null }
+    return {
+      total: all.total,
+      active: all.active,
+      inactive: all.inactive,
+      repos: all.repos.slice(offset, end),
+      truncated,
+      nextCursor: truncated ? encodeCursor(end) : null,
+    }
   },
   summarize: (r) => {
     const counts = `${r.total} repositories on the PDS: ${r.active} active, ${r.inactive} inactive.`

@@ -7,4 +7,6 @@ export const dynamic = 'force-dynamic'
 export const GET = withAccess('/query/api/saved', async ({ identity }) => ({ saved: await listSaved(ownerOf(identity)) }))
 
 // POST /query/api/saved - save a view {name, page, view} (the same name again replaces it)
-export const POST = withAccess('/query/api/saved', { body: SaveViewInput }, async ({ body, identity }) => Response.json(await saveView(ownerOf(identity), body), { status: 201 }))
+export const POST = withAccess('/query/api/saved', { body: SaveViewInput }, async ({ body, identity }) =>
+  Response.json(await saveView(ownerOf(identity), body), { status: 201 }),
+)
