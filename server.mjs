@@ -8,7 +8,7 @@ import http from 'node:http'
 import v8 from 'node:v8'
 import next from 'next'
 import { drainOnSignals } from './server/drain.mjs'
-import { answerClientError, capRequestBody } from './server/transport.mjs'
+import { answerClientError, answerForeignTarget, capRequestBody, originFormTarget } from './server/transport.mjs'
 
 // Sizing on the embedded defaults (no DATABASE_URL: one process, PGlite inside it), measured with
 // the bench scenario `memory` (docs/benchmarks.md):
@@ -73,6 +73,9 @@ await app.prepare()
 for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await new Promise((r) => setTimeout(r, 25))
 
 const server = http.createServer((req, res) => {
+  const target = originFormTarget(req.url, req.headers.host)
+  if (target === null) return answerForeignTarget(req.socket)
+  req.url = target
   req.headers[CONNECTION_IP_HEADER] = req.socket.remoteAddress ?? ''
   req.headers[RELAYED_HEADER] = RELAY_HEADERS.some((h) => h in req.headers) ? '1' : '0'
   const limit = globalThis[BODY_LIMIT]?.(req.method, req.url, req.headers)

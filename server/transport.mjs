@@ -13,12 +13,39 @@ export const TRANSPORT_ERRORS = {
 /** The raw HTTP answer to a request Node's parser refused. */
 export function clientErrorResponse(code, requestId = randomUUID()) {
   const [status, errorCode, message] = TRANSPORT_ERRORS[code] ?? TRANSPORT_ERRORS.default
+  return rawErrorResponse(status, errorCode, message, requestId)
+}
+
+function rawErrorResponse(status, errorCode, message, requestId) {
   const body = JSON.stringify({ error: { code: errorCode, message, requestId } })
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
   )
+}
+
+/**
+ * The origin-form target (RFC 9112 §3.2) of a request. A client may send the absolute form
+ * (`GET http://host/path`); for the host its Host header names, that is the same request and only
+ * the path and query go on. For any other authority it is a proxy request this server must neither
+ * serve nor redirect to: null, answered 400 by answerForeignTarget.
+ */
+export function originFormTarget(url, host) {
+  if (url.startsWith('/') || url === '*') return url
+  let target
+  try {
+    target = new URL(url)
+  } catch {
+    return null
+  }
+  const sameHost = typeof host === 'string' && target.host.toLowerCase() === host.toLowerCase()
+  return ['http:', 'https:'].includes(target.protocol) && sameHost ? `${target.pathname}${target.search}` : null
+}
+
+/** The 400 for a request target naming another host, in the envelope, closing the connection. */
+export function answerForeignTarget(socket, requestId = randomUUID()) {
+  socket.end(rawErrorResponse(400, 'invalid_input', 'The request target names another host: send the path only, with that host in Host.', requestId))
 }
 
 /** server.on('clientError') handler. */

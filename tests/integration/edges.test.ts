@@ -136,6 +136,20 @@ describe("requests Node's parser refuses", () => {
     expect(JSON.parse(text.split('\r\n\r\n')[1]).error).toMatchObject({ code: 'invalid_input', requestId: expect.any(String) })
   })
 
+  it('answers an absolute-form target for another host with 400, and serves one for its own host', async () => {
+    const foreign = await rawSocket(app.port, 'GET http://evil.example/api/health HTTP/1.1\r\nHost: evil.example\r\n\r\n')
+    expect(foreign).toMatch(/^HTTP\/1\.1 400 /)
+    expect(foreign).not.toMatch(/evil\.example/i)
+    expect(JSON.parse(foreign.split('\r\n\r\n')[1]).error).toMatchObject({ code: 'invalid_input', requestId: expect.any(String) })
+    const mismatched = await rawSocket(app.port, `GET http://evil.example/api/health HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`)
+    expect(mismatched).toMatch(/^HTTP\/1\.1 400 /)
+    const own = await rawSocket(
+      app.port,
+      `GET http://127.0.0.1:${app.port}/api/health?probe=live HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(own).toMatch(/^HTTP\/1\.1 200 /)
+  })
+
   it('keeps serving after them', async () => {
     expect((await rawRequest(`${app.url}/api/health?probe=live`)).status).toBe(200)
   })

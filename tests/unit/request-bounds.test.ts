@@ -5,7 +5,7 @@ import { jsonDepth, JSON_MAX_DEPTH, parseJsonText, readBody, readJsonBody } from
 import { ERROR_STATUS } from '@/lib/errors'
 import { acceptsJson, frame } from '@/lib/mcp/framing'
 import { createBreaker } from '@/lib/circuit-breaker'
-import { capRequestBody, clientErrorResponse, TRANSPORT_ERRORS } from '@/server/transport.mjs'
+import { capRequestBody, clientErrorResponse, originFormTarget, TRANSPORT_ERRORS } from '@/server/transport.mjs'
 
 // Input bounds and protocol framing, piece by piece; the fault stage drives them through the server.
 
@@ -61,6 +61,15 @@ describe('request bodies', () => {
 })
 
 describe('server.mjs transport', () => {
+  it('reduces an absolute-form target for its own host to the path and refuses any other host', () => {
+    expect(originFormTarget('/api/health?x=1', 'a.example')).toBe('/api/health?x=1')
+    expect(originFormTarget('http://A.example:3000/api/health?x=1', 'a.example:3000')).toBe('/api/health?x=1')
+    expect(originFormTarget('http://evil.example/api/health', 'a.example')).toBeNull()
+    expect(originFormTarget('http://evil.example/api/health', undefined)).toBeNull()
+    expect(originFormTarget('ftp://a.example/x', 'a.example')).toBeNull()
+    expect(originFormTarget('not a url', 'a.example')).toBeNull()
+  })
+
   it('answers parser errors in the envelope with a request id, with codes the API knows', () => {
     for (const [status, code] of Object.values(TRANSPORT_ERRORS)) expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS]).toBe(status)
     const raw = clientErrorResponse('HPE_HEADER_OVERFLOW', 'id-1')
