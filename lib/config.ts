@@ -23,7 +23,7 @@ const list = z.preprocess(
 
 /**
  * `requests=90,dns=30` (per dataset) or `60` (every dataset, stored under `*`) → days per name.
- * The datasets room checks the names at start-up (lib/datasets/storage/partitions.ts), so a new
+ * The datasets room checks the names at start-up (lib/datasets/partitions.ts), so a new
  * dataset needs no change here.
  */
 const retention = z.preprocess(

@@ -23,7 +23,7 @@ async function startServices() {
     lockDirectory(config.PGLITE_DIR)
   }
   // Settings that name datasets or jobs are checked by their rooms; a bad name stops start-up.
-  const { checkRetentionSetting } = await import('@/lib/datasets/storage/partitions')
+  const { checkRetentionSetting } = await import('@/lib/datasets/partitions')
   checkRetentionSetting(config)
   const { jobSchedules } = await import('@/lib/jobs/schedule')
   jobSchedules(config.JOB_SCHEDULES)
@@ -66,7 +66,7 @@ async function startServices() {
   // The embedded database's first start gets the demonstration rows (lib/datasets/demo.ts).
   // Today's and the next days' partitions exist before the first row arrives.
   onDatabaseReady(async (database) => {
-    const { maintainPartitions } = await import('@/lib/datasets/storage/partitions')
+    const { maintainPartitions } = await import('@/lib/datasets/partitions')
     await maintainPartitions(database.db)
   })
   onDatabaseReady(async (database, { firstStart }) => {

@@ -2,6 +2,7 @@ import 'server-only'
 import { sql } from 'drizzle-orm'
 import { config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
+import { parseTimestamp, rowsOf } from '@/lib/db/rows'
 import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { UpstreamStatus, upstreamFetch } from '@/lib/upstream/http'
@@ -109,7 +110,6 @@ export interface DeliveryResult {
 }
 
 type Row = Record<string, unknown>
-const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const message = (error: unknown) =>
   error instanceof AppError && error.details?.detail
@@ -117,14 +117,7 @@ const message = (error: unknown) =>
     : error instanceof Error
       ? error.message
       : String(error)
-const iso = (v: unknown) =>
-  v instanceof Date
-    ? v.toISOString()
-    : new Date(
-        String(v)
-          .replace(' ', 'T')
-          .replace(/([+-]\d\d)$/, '$1:00'),
-      ).toISOString()
+const iso = (v: unknown) => parseTimestamp(v).toISOString()
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
 
 /** A receiver answering this is down or busy: the rest of the queue waits for the next run. */

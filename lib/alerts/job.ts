@@ -5,7 +5,9 @@ import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib
 import { config } from '@/lib/config'
 import type { Database, Db } from '@/lib/db/client'
 import { DATASETS } from '@/lib/datasets/catalog'
-import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { parseTimestamp, rowsOf } from '@/lib/db/rows'
+import { write as writeAlerts } from '@/lib/datasets/alerts/store'
+import type { alerts } from '@/lib/datasets/alerts/tables'
 import { listConditions, type SavedView } from '@/lib/saved-views/views'
 import { runQuery } from '@/lib/query/service'
 import { parseViewState } from '@/lib/view/view-state'
@@ -72,23 +74,14 @@ export function decide(
 }
 
 type Row = Record<string, unknown>
-const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 const SENT = sql`"delivery" IN ('pending', 'delivered')`
-const date = (v: unknown) =>
-  v instanceof Date
-    ? v
-    : new Date(
-        String(v)
-          .replace(' ', 'T')
-          .replace(/([+-]\d\d)$/, '$1:00'),
-      )
 
 /** The rows that say an alert's state (index alerts_key_time_idx: each read is one index probe per day partition). */
 export async function keyHistory(db: Db, key: string): Promise<KeyHistory> {
   const latest = (where: ReturnType<typeof sql>) =>
     db.execute(sql`SELECT "event", "at" FROM "alerts" WHERE "alert_key" = ${key}${where} ORDER BY "at" DESC, "id" DESC LIMIT 1`).then((r) => rowsOf(r)[0])
   const [last, told, lastFiring] = await Promise.all([latest(sql``), latest(sql` AND ${SENT}`), latest(sql` AND ${SENT} AND "event" IN ('fired', 'changed')`)])
-  const sent = (r: Row | undefined): Sent | null => (r ? { event: String(r.event), at: date(r.at) } : null)
+  const sent = (r: Row | undefined): Sent | null => (r ? { event: String(r.event), at: parseTimestamp(r.at) } : null)
   return { last: last ? String(last.event) : null, told: sent(told), lastFiring: sent(lastFiring) }
 }
 
@@ -142,9 +135,10 @@ export function linkFor(
   return `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}`
 }
 
-const alertRow = (
-  fields: Partial<Record<string, InsertValue>> & { at: Date; kind: string; event: string; alertKey: string; name: string; summary: string; delivery: Delivery },
-): Record<string, InsertValue> => ({
+type AlertRow = typeof alerts.$inferInsert
+
+/** Every row with the same columns (the writer takes them from the first row). */
+const alertRow = (fields: AlertRow & { delivery: Delivery }): AlertRow => ({
   dataset: null,
   metric: null,
   op: null,
@@ -201,7 +195,7 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
   }
   const errors: string[] = []
   const evaluations: AlertsResult['evaluations'] = []
-  const rows: Record<string, InsertValue>[] = []
+  const rows: AlertRow[] = []
   const deadline = performance.now() + (deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS)
   for (const view of views) {
     const condition = view.condition!
@@ -253,7 +247,7 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
     )
   }
   if (!dryRun) {
-    await insertWithRollup(db, 'alerts', rows, ['at', 'id'])
+    await writeAlerts.insert(db, rows)
     const byKey = new Map(views.map((v) => [`view:${v.id}`, v]))
     const delivered: DeliveryResult = await deliverPending(
       db,
@@ -290,7 +284,7 @@ export async function recordPostureChanges(db: Db, changes: PostureChange[], opt
   const webhook = opts.webhook ?? Boolean(config.ALERT_WEBHOOK_URL)
   const byDomain = new Map<string, PostureChange[]>()
   for (const c of changes) byDomain.set(c.domain, [...(byDomain.get(c.domain) ?? []), c])
-  const rows: Record<string, InsertValue>[] = []
+  const rows: AlertRow[] = []
   for (const [domain, list] of byDomain) {
     const key = `posture:${domain}`
     const at = list[0].checkedAt
@@ -310,5 +304,5 @@ export async function recordPostureChanges(db: Db, changes: PostureChange[], opt
       }),
     )
   }
-  return insertWithRollup(db, 'alerts', rows, ['at', 'id'])
+  return writeAlerts.insert(db, rows)
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Database } from '@/lib/db/client'
+import { rowsOf } from '@/lib/db/rows'
 import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
 import { seed } from '@/lib/datasets/seed'
 
@@ -13,7 +14,6 @@ import { seed } from '@/lib/datasets/seed'
 export const DEMO_DATASETS = DATASET_IDS.filter((id) => DATASETS[id].demoOnFirstStart)
 /** Spread over the last days, so the default ranges (24 hours, 7 days) show them. */
 const DEMO_DAYS = 3
-const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows
 
 /** Seeds the demo rows of DEMO_DATASETS; `rows` per dataset. */
 export async function seedDemoRows(database: Database, rows: number): Promise<void> {
@@ -29,7 +29,7 @@ export async function removeDemoRows(database: Database): Promise<Record<string,
       sql`WITH d AS (DELETE FROM ${sql.identifier(DATASETS[id].table)} WHERE demo RETURNING 1) SELECT count(*)::int AS n FROM d`,
     )
     out[id] = Number(rowsOf(result)[0]?.n ?? 0)
-    if (out[id] > 0) await rebuildRollup(database.db, id)
+    if (out[id] > 0) await rebuildRollup(database.db, DATASETS[id])
   }
   return out
 }

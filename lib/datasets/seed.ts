@@ -1,7 +1,9 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
+import { rowsOf } from '@/lib/db/rows'
 import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
-import { createPartitions, withLockRetries } from '@/lib/datasets/storage/partitions'
+import { createPartitions } from '@/lib/datasets/partitions'
+import { partitionedTablesOf, withLockRetries } from '@/lib/datasets/storage/partitions'
 import { rollupIntoSql } from '@/lib/datasets/storage/rollups'
 import { DATASET_STORAGE } from '@/lib/datasets/registry'
 import { seedRowsSource, type Target } from '@/lib/datasets/storage/seed-sql'
@@ -48,7 +50,6 @@ export interface SeedOptions {
 
 const DAY_MS = 86_400_000
 const iso = (t: number) => new Date(t).toISOString()
-const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows
 
 /**
  * Rebuilds one day partition of a dataset and of its rollup, in one transaction: the day's rows
@@ -72,10 +73,7 @@ async function rebuildDay(
     .map((c) => `"${c.name}"`)
     .join(', ')
   await withLockRetries(db, async (tx) => {
-    const parts = [
-      { parent: d.table, key: d.timeColumn },
-      { parent: `${d.table}_rollup`, key: 'bucket' },
-    ].map((p) => ({ ...p, partition: `${p.parent}_p${stamp}`, building: `${p.parent}_p${stamp}_seed` }))
+    const parts = partitionedTablesOf(d).map((p) => ({ ...p, partition: `${p.parent}_p${stamp}`, building: `${p.parent}_p${stamp}_seed` }))
     // Parents before partitions, as queries lock them (lib/datasets/storage/partitions.ts, "Lock
     // order"): the DROP below takes each parent in ACCESS EXCLUSIVE mode, so take it so first.
     // Queries of the dataset wait for this day's rebuild instead of deadlocking with it.
@@ -89,7 +87,7 @@ async function rebuildDay(
       const n = Math.min(CHUNK, generated.n - i)
       await tx.execute(insertSql(target, id, n, generated.days, generated.done + i, generated.total))
     }
-    await tx.execute(rollupIntoSql(id, sql`${sql.identifier(rows.building)}`, rollup.building))
+    await tx.execute(rollupIntoSql(d, sql`${sql.identifier(rows.building)}`, rollup.building))
     for (const p of parts) {
       await tx.execute(
         sql.raw(`ALTER TABLE "${p.building}" ADD CONSTRAINT "${p.building}_range" CHECK ("${p.key}" >= '${iso(day)}' AND "${p.key}" < '${iso(day + DAY_MS)}')`),

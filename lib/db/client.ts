@@ -18,6 +18,7 @@ import { config } from '@/lib/config'
 import { lockDirectory } from '@/lib/db/directory-lock'
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
+import { rowsOf, type ResultRow } from '@/lib/db/rows'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
 // (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
@@ -30,7 +31,7 @@ export type Db = PgDatabase<PgQueryResultHKT>
 /** The role every query-application statement runs as: it can only SELECT the dataset tables. */
 export const QUERY_ROLE = 'query_ro'
 
-export type ResultRow = Record<string, unknown>
+export type { ResultRow }
 
 /** Runs statements as QUERY_ROLE, read-only, under a statement timeout. */
 export interface ReadOnlySession {
@@ -65,7 +66,7 @@ export type SessionQuery = (text: string, params?: unknown[]) => Promise<ResultR
 async function onOwnConnection<T>(connect: () => Promise<PooledClient>, fn: (query: SessionQuery) => Promise<T>): Promise<T> {
   const client = await connect()
   try {
-    return await fn(async (text, params) => ((await client.query(text, params)) as { rows: ResultRow[] }).rows)
+    return await fn(async (text, params) => rowsOf(await client.query(text, params)))
   } finally {
     client.release()
   }
@@ -176,7 +177,7 @@ async function inTransaction<T>(client: PooledClient, begin: string, fn: (sessio
     const result = await fn({
       execute: async (query) => {
         const q = dialect.sqlToQuery(query)
-        return ((await client.query(q.sql, q.params)) as { rows: ResultRow[] }).rows
+        return rowsOf(await client.query(q.sql, q.params))
       },
     })
     await client.query('COMMIT')
@@ -373,7 +374,7 @@ export function onDatabaseReady(hook: ReadyHook): void {
 /** True when the database has never been migrated. */
 async function neverMigrated(database: Database): Promise<boolean> {
   const result = await database.db.execute(sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`)
-  return !(result as unknown as { rows: ResultRow[] }).rows[0]?.present
+  return !rowsOf(result)[0]?.present
 }
 
 /**

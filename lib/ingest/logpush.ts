@@ -6,6 +6,7 @@ import type { PgTable } from 'drizzle-orm/pg-core'
 import ipaddr from 'ipaddr.js'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
+import { rowsOf } from '@/lib/db/rows'
 import { DATASET_STORAGE } from '@/lib/datasets/registry'
 import { bodyTooLarge, readBody } from '@/lib/http/body'
 import { INGEST_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
@@ -211,14 +212,15 @@ export function parseBatch(dataset: DatasetDef, table: PgTable, text: string): P
 }
 
 export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: Db; timeoutMs?: number } = {}): Promise<IngestResult> {
-  const table = DATASET_STORAGE[id].rows
+  const store = DATASET_STORAGE[id]
+  const table = store.rows
   const parsed = parseBatch(DATASETS[id], table, text)
   let inserted = 0
   if (parsed.rows.length > 0) {
     // One transaction: a batch is stored whole or not at all. The rows are copied into a staging
     // table and inserted from it by one statement that adds them to the rollup too; lines already
-    // stored (a re-delivery) are skipped by the row hash (lib/datasets/storage/bulk-insert.ts).
-    const conflict = ['row_hash', DATASETS[id].timeColumn]
+    // stored (a re-delivery) are skipped by the row hash, the dataset's conflict key
+    // (lib/datasets/<dataset>/store.ts; lib/datasets/storage/bulk-insert.ts).
     let db: Db | undefined
     let xactId: string | null = null
     let committing = false
@@ -226,8 +228,8 @@ export async function ingestBatch(id: IngestDataset, text: string, opts: { db?: 
       await withDatabase(async () => {
         db = opts.db ?? (await getReadyDatabase()).db
         inserted = await db.transaction(async (tx) => {
-          xactId = ((await tx.execute(sql`SELECT pg_current_xact_id()::text AS id`)) as unknown as { rows: Array<{ id: string }> }).rows[0].id
-          const n = await bulkInsertWithRollup(tx, id, parsed.rows, conflict)
+          xactId = rowsOf<{ id: string }>(await tx.execute(sql`SELECT pg_current_xact_id()::text AS id`))[0].id
+          const n = await bulkInsertWithRollup(tx, store, parsed.rows)
           committing = true // the COMMIT goes out next
           return n
         })
@@ -282,20 +284,18 @@ async function storedAfterLostCommit(
   const hashes = `{${[...new Set(rows.map((r) => String(r.rowHash)))].join(',')}}` // hex digests: safe in an array literal
   try {
     for (;;) {
-      const status = await within(
-        db.execute(sql`SELECT pg_xact_status(${xactId}::xid8) AS status`) as unknown as Promise<{ rows: Array<{ status: string | null }> }>,
-      )
+      const status = await within(db.execute(sql`SELECT pg_xact_status(${xactId}::xid8) AS status`).then((r) => rowsOf<{ status: string | null }>(r)))
       if (!status) return null
-      const state = status.rows[0]?.status
+      const state = status[0]?.status
       if (state === 'aborted') return { committed: false, inserted: 0 }
       if (state === 'committed') {
         const xid32 = (BigInt(xactId) % 4294967296n).toString()
         const counted = await within(
-          db.execute(
-            sql`SELECT count(*) FILTER (WHERE xmin::text = ${xid32})::int AS ours FROM ${table} WHERE row_hash = ANY(${hashes}::text[])`,
-          ) as unknown as Promise<{ rows: Array<{ ours: number }> }>,
+          db
+            .execute(sql`SELECT count(*) FILTER (WHERE xmin::text = ${xid32})::int AS ours FROM ${table} WHERE row_hash = ANY(${hashes}::text[])`)
+            .then((r) => rowsOf<{ ours: number }>(r)),
         )
-        return counted ? { committed: true, inserted: Number(counted.rows[0].ours) } : null
+        return counted ? { committed: true, inserted: Number(counted[0].ours) } : null
       }
       if (Date.now() + COMMIT_CHECK_EVERY_MS > end) return null
       await new Promise((r) => setTimeout(r, COMMIT_CHECK_EVERY_MS))

@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import { CHECK_NAMES, type DomainHealthReport } from '@/lib/domains/schemas'
 import { checkDomainHealth, platformDomainNames } from '@/lib/domains/service'
-import { insertWithRollup } from '@/lib/datasets/storage/rollups'
+import { rowsOf } from '@/lib/db/rows'
+import { write as writeDomainChecks } from '@/lib/datasets/domain-checks/store'
 import { recordPostureChanges } from '@/lib/alerts/job'
 
 // The domain-posture job: the graded mail and DNS check of GET /api/domains/{domain} (the same
@@ -72,15 +73,13 @@ export function compare(now: Observed, previous: Previous | undefined): Pick<Dom
   return { previousStatus: before, changed: false, change: null }
 }
 
-type Row = Record<string, unknown>
-
 /** The latest stored row of each check of `domain` (index domain_checks_domain_check_time_idx). */
 async function previousRows(db: Db, domain: string): Promise<Map<string, Previous>> {
-  const result = (await db.execute(
+  const result = await db.execute(
     sql`SELECT DISTINCT ON ("check_name") "check_name", "status", "grade", "findings" FROM "domain_checks" WHERE "domain" = ${domain} ORDER BY "check_name", "checked_at" DESC, "id" DESC`,
-  )) as unknown as { rows: Row[] }
+  )
   return new Map(
-    result.rows.map((r) => [
+    rowsOf(result).map((r) => [
       String(r.check_name),
       { status: String(r.status), grade: r.grade === null ? null : String(r.grade), findings: String(r.findings) },
     ]),
@@ -122,7 +121,7 @@ export async function runDomainPosture(db: Db, { dryRun }: { dryRun: boolean }, 
     for (const o of observed) rows.push({ checkedAt, domain, ...o, ...compare(o, previous.get(o.checkName)) })
   }
   if (!dryRun) {
-    await insertWithRollup(db, 'domain_checks', rows as unknown as Record<string, Date | string | number | boolean | null>[], ['checked_at', 'id'])
+    await writeDomainChecks.insert(db, rows)
     // A grade or record that changed is an alert, sent by the next alerts run (lib/alerts/job.ts).
     await recordPostureChanges(
       db,

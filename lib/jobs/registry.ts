@@ -4,7 +4,7 @@ import type { Database, Db } from '@/lib/db/client'
 import { runDomainPosture } from '@/lib/jobs/domain-posture'
 import type { JobName } from '@/lib/jobs/names'
 import { deduplicate, publish } from '@/lib/office/service'
-import { runPartitionMaintenance } from '@/lib/datasets/storage/partitions'
+import { runPartitionMaintenance } from '@/lib/datasets/partitions'
 
 // The scheduled operator jobs. Each one calls the same service function as its internal HTTP
 // operation (lib/office/service.ts for the Message Center jobs), so the cron routes, the command

@@ -6,7 +6,8 @@ import { withJobLock } from '@/lib/jobs/lock'
 import type { JobName } from '@/lib/jobs/names'
 import { JOBS, type JobDefinition, type JobReport } from '@/lib/jobs/registry'
 import { log } from '@/lib/log'
-import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { rowsOf } from '@/lib/db/rows'
+import { write as writeJobRuns } from '@/lib/datasets/job-runs/store'
 
 // runJob(): the one way a job runs, whoever starts it (a cron route, `npm run job`, an internal
 // HTTP operation). It takes the job's lock (lib/jobs/lock.ts; a second start while one runs is
@@ -130,7 +131,7 @@ export async function runJob(name: JobName, opts: RunOptions, deps: RunDeps = {}
     // also when a run that started just after the lock was released marked it abandoned.
     await database.db.transaction(async (tx) => {
       if (id !== null) await tx.execute(sql`DELETE FROM job_runs WHERE started_at = ${started.toISOString()} AND id = ${id}`)
-      await insertWithRollup(tx, 'job_runs', [row as unknown as Record<string, InsertValue>], ['started_at', 'id'])
+      await writeJobRuns.insert(tx, [row])
     })
     run.recorded = true
   } catch (error) {
@@ -150,14 +151,16 @@ const ABANDONED_SUMMARY = 'Abandoned: the process running it ended before the ru
  */
 async function recordStart(database: Database, name: JobName, trigger: Trigger, started: Date): Promise<string | null> {
   try {
-    const abandoned = (await database.db.execute(
-      sql`UPDATE job_runs SET outcome = 'abandoned', summary = ${ABANDONED_SUMMARY} WHERE job = ${name} AND outcome = 'running' RETURNING started_at`,
-    )) as unknown as { rows: unknown[] }
-    if (abandoned.rows.length > 0) log.warn('earlier runs of the job were abandoned', { job: name, runs: abandoned.rows.length })
-    const result = (await database.db.execute(
+    const abandoned = rowsOf(
+      await database.db.execute(
+        sql`UPDATE job_runs SET outcome = 'abandoned', summary = ${ABANDONED_SUMMARY} WHERE job = ${name} AND outcome = 'running' RETURNING started_at`,
+      ),
+    )
+    if (abandoned.length > 0) log.warn('earlier runs of the job were abandoned', { job: name, runs: abandoned.length })
+    const result = await database.db.execute(
       sql`INSERT INTO job_runs (started_at, job, trigger, outcome, summary) VALUES (${started.toISOString()}, ${name}, ${trigger}, 'running', 'Running.') RETURNING id::text AS id`,
-    )) as unknown as { rows: Array<{ id: string }> }
-    return result.rows[0].id
+    )
+    return rowsOf<{ id: string }>(result)[0].id
   } catch (error) {
     log.warn('job run not recorded as running', { job: name, error: message(error) })
     return null

@@ -2,6 +2,7 @@ import 'server-only'
 import { sql } from 'drizzle-orm'
 import { config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
+import { parseTimestamp, rowsOf } from '@/lib/db/rows'
 import { LOCK_HELD_SQL, runningHere } from '@/lib/jobs/lock'
 import { JOB_NAMES, type JobName } from '@/lib/jobs/names'
 import type { Outcome } from '@/lib/jobs/run'
@@ -20,17 +21,7 @@ export interface JobStatus {
   overdue: boolean
 }
 
-type Row = Record<string, unknown>
-const iso = (v: unknown) =>
-  v === null || v === undefined
-    ? null
-    : new Date(
-        v instanceof Date
-          ? v
-          : String(v)
-              .replace(' ', 'T')
-              .replace(/([+-]\d\d)$/, '$1:00'),
-      ).toISOString()
+const iso = (v: unknown) => (v === null || v === undefined ? null : parseTimestamp(v).toISOString())
 
 export async function jobStatuses(
   db: Db,
@@ -43,14 +34,14 @@ export async function jobStatuses(
     sql`, `,
   )
   // Each sub-select reads the (job, started_at) index of each day partition from one end.
-  const result = (await db.execute(sql`SELECT j.job,
+  const result = await db.execute(sql`SELECT j.job,
     (SELECT max(r.started_at) FROM job_runs r WHERE r.job = j.job AND r.outcome = 'succeeded' AND NOT r.demo) AS last_success,
     (SELECT min(r.started_at) FROM job_runs r WHERE r.job = j.job AND NOT r.demo) AS first_run,
     (SELECT max(r.started_at) FROM job_runs r WHERE r.job = j.job AND NOT r.demo) AS last_run,
     (SELECT r.outcome FROM job_runs r WHERE r.job = j.job AND NOT r.demo ORDER BY r.started_at DESC, r.id DESC LIMIT 1) AS last_outcome,
     ${sql.raw(LOCK_HELD_SQL('j.job'))} AS lock_held
-  FROM (VALUES ${names}) AS j(job)`)) as unknown as { rows: Row[] }
-  const byJob = new Map(result.rows.map((r) => [String(r.job), r]))
+  FROM (VALUES ${names}) AS j(job)`)
+  const byJob = new Map(rowsOf(result).map((r) => [String(r.job), r]))
   return Object.fromEntries(
     JOB_NAMES.map((name) => {
       const r = byJob.get(name) ?? {}

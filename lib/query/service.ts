@@ -4,11 +4,12 @@ import { PgDialect } from 'drizzle-orm/pg-core'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
+import { parseTimestamp, rowsOf } from '@/lib/db/rows'
 import { AppError, describeZodError } from '@/lib/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
-import { retentionDays } from '@/lib/datasets/storage/partitions'
+import { retentionDays } from '@/lib/datasets/partitions'
 import {
   percentileFromHistogram,
   rollupDimensionFor,
@@ -598,11 +599,7 @@ export function columnValue(type: ColumnType, v: unknown): string | number | boo
 /** Date or Postgres timestamptz text ('2026-11-21 13:00:00.5+00') → ISO 8601 UTC. */
 function toIso(v: unknown): string | null {
   if (v === null || v === undefined) return null
-  if (v instanceof Date) return v.toISOString()
-  const s = String(v)
-    .replace(' ', 'T')
-    .replace(/([+-]\d\d)$/, '$1:00')
-  const d = new Date(s)
+  const d = parseTimestamp(v)
   return Number.isNaN(d.getTime()) ? String(v) : d.toISOString()
 }
 
@@ -612,5 +609,5 @@ const round = (n: number) => Math.round(n * 100) / 100
 export async function demoRowsOf(id: DatasetId): Promise<{ embedded: boolean } | null> {
   const database = await getReadyDatabase()
   const result = await database.db.execute(sql`SELECT EXISTS (SELECT 1 FROM ${sql.identifier(DATASETS[id].table)} WHERE demo) AS present`)
-  return (result as unknown as { rows: ResultRow[] }).rows[0]?.present === true ? { embedded: database.driver === 'pglite' } : null
+  return rowsOf(result)[0]?.present === true ? { embedded: database.driver === 'pglite' } : null
 }

@@ -1,6 +1,7 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { getDataset, type DatasetDef } from '@/lib/datasets/catalog'
+import { parseTimestamp } from '@/lib/db/rows'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { AppError } from '@/lib/errors'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
@@ -126,10 +127,5 @@ SELECT "bucket", "value", "is_top", sum("n") AS "n" FROM (
 
 /** A bucket as the driver returns it (Date or timestamptz text) → epoch ms. */
 export function toMs(v: unknown): number {
-  if (v instanceof Date) return v.getTime()
-  return new Date(
-    String(v)
-      .replace(' ', 'T')
-      .replace(/([+-]\d\d)$/, '$1:00'),
-  ).getTime()
+  return parseTimestamp(v).getTime()
 }

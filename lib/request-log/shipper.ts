@@ -156,7 +156,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   return {
     record(entry: RequestLogEntry) {
       if (stopped) return
-      spool.append(toRow(entry, opts.fullIp) as unknown as Record<string, unknown>)
+      spool.append(toRow(entry, opts.fullIp))
     },
     async flush() {
       await spool.seal()

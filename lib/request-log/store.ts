@@ -1,7 +1,7 @@
 import 'server-only'
 import type { requestLog } from '@/lib/datasets/requests/tables'
 import type { Db } from '@/lib/db/client'
-import { bulkInsertWithRollup } from '@/lib/datasets/storage/bulk-insert'
+import { write } from '@/lib/datasets/requests/store'
 
 // The request log's write, for the writer (lib/request-log/writer.ts) and anything that
 // replays entries: one transaction copies the rows into a staging table, inserts them and adds them
@@ -14,5 +14,5 @@ export type RequestLogRow = typeof requestLog.$inferInsert
 /** Writes the rows; returns how many were new. */
 export async function writeRequestLog(db: Db, rows: RequestLogRow[]): Promise<number> {
   if (rows.length === 0) return 0
-  return db.transaction((tx) => bulkInsertWithRollup(tx, 'requests', rows, ['request_id', 'time']))
+  return db.transaction((tx) => write.bulkInsert(tx, rows))
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type Database } from '@/lib/db/client'
-import { dropExpiredPartitions, maintainPartitions } from '@/lib/datasets/storage/partitions'
-import { insertWithRollup } from '@/lib/datasets/storage/rollups'
+import { dropExpiredPartitions, maintainPartitions } from '@/lib/datasets/partitions'
+import { write as writeRequests } from '@/lib/datasets/requests/store'
 import { createTestKey, signToken, startJwksServer, TEST_AUDIENCE, TEST_ISSUER, type JwksServer, type TestKey } from '../../test-support/access-keys'
 import { startApp, type RunningApp } from '../../test-support/app'
 import { DATABASE_URL, report } from '../../test-support/fault'
@@ -87,12 +87,9 @@ describe('partition maintenance beside readers', () => {
       const old = now - (400 + i) * DAY_MS
       try {
         // A row of a day nobody created: it lands in the default partitions (rows and rollup).
-        await insertWithRollup(
-          database.db,
-          'requests',
-          [{ time: new Date(old), requestId: randomUUID(), method: 'GET', route: '/api/fault', query: '', status: 200, durationMs: 1 }],
-          ['request_id', 'time'],
-        )
+        await writeRequests.insert(database.db, [
+          { time: new Date(old), requestId: randomUUID(), method: 'GET', route: '/api/fault', query: '', status: 200, durationMs: 1 },
+        ])
         counts.drained += (await maintainPartitions(database.db)).drained
         counts.dropped += (await dropExpiredPartitions(database.db, { now: new Date(old + 100 * DAY_MS) })).length
         const ahead = await maintainPartitions(database.db, { now: new Date(now + (40 + i) * DAY_MS), daysAhead: 0 })

@@ -6,7 +6,8 @@ import { Condition, describeCondition, isMet } from '@/lib/saved-views/condition
 import { webhookBody, webhookFormat } from '@/lib/alerts/deliver'
 import { decide, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
 import type { Database } from '@/lib/db/client'
-import { insertWithRollup, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { write as writeRequests } from '@/lib/datasets/requests/store'
+import type { RequestLogRow } from '@/lib/request-log/store'
 import { saveView, setCondition } from '@/lib/saved-views/views'
 import { runDashboard, runQuery } from '@/lib/query/service'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
@@ -34,7 +35,7 @@ const run = (minutes: number) => runAlerts(database, { dryRun: false }, { now: (
 
 let seq = 0
 async function requests(minutes: number, n: number, status: number) {
-  const rows: Record<string, InsertValue>[] = Array.from({ length: n }, (_, i) => ({
+  const rows: RequestLogRow[] = Array.from({ length: n }, (_, i) => ({
     time: new Date(at(minutes).getTime() + i),
     requestId: `r-${seq++}`,
     method: 'GET',
@@ -42,7 +43,7 @@ async function requests(minutes: number, n: number, status: number) {
     status,
     durationMs: 3,
   }))
-  await insertWithRollup(database.db, 'requests', rows, ['request_id', 'time'])
+  await writeRequests.insert(database.db, rows)
 }
 
 const alertRows = (key: string) =>

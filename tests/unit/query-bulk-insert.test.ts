@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatewayDns } from '@/lib/datasets/dns/tables'
 import type { Database } from '@/lib/db/client'
 import { bulkInsertWithRollup, bulkPathOf } from '@/lib/datasets/storage/bulk-insert'
+import { store as dns } from '@/lib/datasets/dns/store'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { ingestBatch, parseBatch } from '@/lib/ingest/logpush'
-import { maintainPartitions } from '@/lib/datasets/storage/partitions'
+import { maintainPartitions } from '@/lib/datasets/partitions'
 import { writeRequestLog } from '@/lib/request-log/store'
 import { insertWithRollup } from '@/lib/datasets/storage/rollups'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
@@ -89,7 +90,7 @@ describe(`bulk insert through a staging table (${driverName})`, () => {
     expect(first).toMatchObject({ lines: 602, inserted: 600, duplicates: 2, malformed: 0 })
     // Day B: the same rows, shifted by a day, through the JSON statement.
     const parsed = parseBatch(DATASETS.dns, gatewayDns, lines(DAY_B, 600).join('\n')).rows
-    const viaJson = await database.db.transaction((tx) => insertWithRollup(tx, 'dns', parsed, ['row_hash', 'datetime']))
+    const viaJson = await database.db.transaction((tx) => insertWithRollup(tx, dns, parsed))
     expect(viaJson).toBe(600)
 
     const [rowsA, rowsB] = [await rowsOf(DAY_A), await rowsOf(DAY_B)]
@@ -116,8 +117,8 @@ describe(`bulk insert through a staging table (${driverName})`, () => {
     const rows = parseBatch(DATASETS.dns, gatewayDns, lines('2026-06-12', 50).join('\n')).rows
     await expect(
       database.db.transaction(async (tx) => {
-        expect(await bulkInsertWithRollup(tx, 'dns', rows.slice(0, 30), ['row_hash', 'datetime'])).toBe(30)
-        expect(await bulkInsertWithRollup(tx, 'dns', rows, ['row_hash', 'datetime'])).toBe(20)
+        expect(await bulkInsertWithRollup(tx, dns, rows.slice(0, 30))).toBe(30)
+        expect(await bulkInsertWithRollup(tx, dns, rows)).toBe(20)
         throw new Error('abandoned')
       }),
     ).rejects.toThrow('abandoned')

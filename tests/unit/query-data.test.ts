@@ -7,6 +7,7 @@ import { AppError } from '@/lib/errors'
 import { ingestBatch } from '@/lib/ingest/logpush'
 import { writeRequestLog } from '@/lib/request-log/store'
 import { rebuildRollup } from '@/lib/datasets/storage/rollups'
+import { DATASETS } from '@/lib/datasets/catalog'
 import { createRequestLogWriter } from '@/lib/request-log/writer'
 import { readOnly, runDashboard, runQuery } from '@/lib/query/service'
 import { INJECTION_CORPUS } from '@/test-support/injection-corpus'
@@ -589,7 +590,7 @@ describe(`keyset paging (${driverName})`, () => {
     await database.db.execute(sql`INSERT INTO request_log (time, request_id, method, route, status, duration_ms)
       SELECT timestamptz '2026-01-13T10:00:00Z' + (g / 4) * interval '1 millisecond' + (g % 2) * interval '1 microsecond', 'key-' || g, 'GET', '/api/keyset', 200, 1
       FROM generate_series(1, 53) AS g`)
-    await rebuildRollup(database.db, 'requests')
+    await rebuildRollup(database.db, DATASETS.requests)
   }, 60_000)
 
   it('visits every row once, in the order of offset paging, and stops on the last page', async () => {

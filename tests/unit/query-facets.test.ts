@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setDatabase, type Database } from '@/lib/db/client'
 import { insertWithRollup, ROLLUP_TOP_PER_HOUR } from '@/lib/datasets/storage/rollups'
+import { store as sessions } from '@/lib/datasets/sessions/store'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { FACET_SAMPLE_ROWS, facetColumns, runFacets } from '@/lib/query/facets'
 import { runGroupBy } from '@/lib/query/group-by'
@@ -130,7 +131,7 @@ beforeAll(async () => {
   await database.db.execute(sql`TRUNCATE request_log, request_log_rollup, gateway_sessions, gateway_sessions_rollup RESTART IDENTITY`)
   await writeRequestLog(database.db, [...ROWS, ...BIG])
   await writeRequestLog(database.db, CAPPED)
-  await insertWithRollup(database.db, 'sessions', SESSIONS, ['row_hash', 'session_start_time'])
+  await insertWithRollup(database.db, sessions, SESSIONS)
   setDatabase(database)
 }, 120_000)
 

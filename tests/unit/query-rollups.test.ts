@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'drizzle-orm'
 import type { Database } from '@/lib/db/client'
-import type { DatasetId } from '@/lib/datasets/catalog'
+import { DATASETS, type DatasetId } from '@/lib/datasets/catalog'
 import { ingestBatch } from '@/lib/ingest/logpush'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import { PERCENTILE_TOLERANCE, percentileFromHistogram, rebuildRollup } from '@/lib/datasets/storage/rollups'
@@ -235,7 +235,7 @@ describe(`rollup size (${driverName})`, { timeout: 120_000 }, () => {
       expect(rows).toBe(33_334)
       expect(rollup / rows, `${rollup} rollup rows for ${rows} rows`).toBeLessThanOrEqual(0.5)
       const seeded = (await snapshot()).rows
-      await rebuildRollup(db, 'requests')
+      await rebuildRollup(db, DATASETS.requests)
       expect((await snapshot()).rows).toEqual(seeded)
     } finally {
       await sized.close()

@@ -74,7 +74,7 @@ describe(`seeding by day partitions (${driverName})`, { timeout: 120_000 }, () =
       // The rollup equals one rebuilt from the rows.
       const seeded = await rollupOf(table)
       expect(seeded.length, id).toBeGreaterThan(0)
-      await rebuildRollup(database.db, id)
+      await rebuildRollup(database.db, DATASETS[id])
       expect(await rollupOf(table), id).toEqual(seeded)
     }
     expect(await one("SELECT count(*) FROM request_log WHERE request_id = 'seed-real'")).toBe(1)
@@ -85,7 +85,7 @@ describe(`seeding by day partitions (${driverName})`, { timeout: 120_000 }, () =
     expect(await one("SELECT count(*) FROM request_log WHERE request_id = 'seed-real'")).toBe(1)
     expect(await writeRequestLog(database.db, [{ ...real, requestId: 'seed-after', time: new Date() }])).toBe(1)
     const seeded = await rollupOf('request_log')
-    await rebuildRollup(database.db, 'requests')
+    await rebuildRollup(database.db, DATASETS.requests)
     expect(await rollupOf('request_log')).toEqual(seeded)
   })
 })

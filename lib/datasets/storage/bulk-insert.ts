@@ -4,8 +4,15 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { Db } from '@/lib/db/client'
-import type { DatasetId } from '@/lib/datasets/catalog'
-import { insertColumns, insertSelectWithRollupSql, insertWithRollup, type InsertColumn, type InsertValue } from '@/lib/datasets/storage/rollups'
+import { rowsOf } from '@/lib/db/rows'
+import {
+  insertColumns,
+  insertSelectWithRollupSql,
+  insertWithRollup,
+  type InsertColumn,
+  type InsertRow,
+  type StoredDataset,
+} from '@/lib/datasets/storage/rollups'
 
 // Bulk writes of dataset rows with their rollup, for the Logpush ingest and the request-log writer.
 // Inside the caller's transaction:
@@ -27,7 +34,7 @@ const COPY_CHUNK_ROWS = 2000
 
 export type BulkPath = 'copy-stdin' | 'copy-blob' | 'json'
 
-type Transaction = Parameters<Parameters<Db['transaction']>[0]>[0]
+export type Transaction = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 interface PgliteTx {
   query(text: string, params?: unknown[], options?: { blob?: Blob }): Promise<unknown>
@@ -53,16 +60,17 @@ export function bulkPathOf(tx: Transaction): BulkPath {
 const SPECIAL = /[\\\t\n\r]/g
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
 
-function copyValue(v: InsertValue): string {
+function copyValue(v: unknown): string {
   if (v === null || v === undefined) return '\\N'
   if (v instanceof Date) return v.toISOString()
   if (typeof v === 'boolean') return v ? 't' : 'f'
   if (typeof v === 'number') return String(v)
-  return v.replace(SPECIAL, (c) => ESCAPES[c])
+  // A jsonb value (an object) as its JSON text, as the JSON path stores it.
+  return (typeof v === 'string' ? v : JSON.stringify(v)).replace(SPECIAL, (c) => ESCAPES[c])
 }
 
 /** The rows as COPY text, in strings of COPY_CHUNK_ROWS lines. */
-export function* copyText(rows: Record<string, InsertValue>[], columns: InsertColumn[]): Generator<string> {
+export function* copyText(rows: InsertRow[], columns: InsertColumn[]): Generator<string> {
   for (let i = 0; i < rows.length; i += COPY_CHUNK_ROWS) {
     let chunk = ''
     for (const row of rows.slice(i, i + COPY_CHUNK_ROWS)) {
@@ -77,18 +85,18 @@ let stages = 0
 
 /**
  * Inserts rows (keyed by the table's property names, all of one shape) into a dataset's table and
- * adds them to its rollup, inside `tx`. Rows that conflict on `conflict` are skipped and not
- * counted. Returns how many rows were inserted.
+ * adds them to its rollup, inside `tx`. Rows that conflict on the dataset's `conflict` columns are
+ * skipped and not counted. Returns how many rows were inserted.
  */
-export async function bulkInsertWithRollup(tx: Transaction, datasetId: DatasetId, rows: Record<string, InsertValue>[], conflict: string[]): Promise<number> {
+export async function bulkInsertWithRollup(tx: Transaction, dataset: StoredDataset, rows: InsertRow[]): Promise<number> {
   if (rows.length === 0) return 0
   const target = copyTarget(tx)
   if (!target) {
     let inserted = 0
-    for (let i = 0; i < rows.length; i += JSON_CHUNK_ROWS) inserted += await insertWithRollup(tx, datasetId, rows.slice(i, i + JSON_CHUNK_ROWS), conflict)
+    for (let i = 0; i < rows.length; i += JSON_CHUNK_ROWS) inserted += await insertWithRollup(tx, dataset, rows.slice(i, i + JSON_CHUNK_ROWS))
     return inserted
   }
-  const columns = insertColumns(datasetId, rows[0])
+  const columns = insertColumns(dataset.rows, rows[0])
   // A name of its own per call: two calls in one transaction never share a staging table.
   const stage = `bulk_stage_${process.pid}_${++stages}`
   const names = columns.map((c) => c.name)
@@ -100,8 +108,6 @@ export async function bulkInsertWithRollup(tx: Transaction, datasetId: DatasetId
   const copy = `COPY "${stage}" (${names.map((n) => `"${n}"`).join(', ')}) FROM `
   if (target.path === 'copy-stdin') await pipeline(Readable.from(copyText(rows, columns)), target.client.query(copyFrom(`${copy}STDIN`)))
   else await target.client.query(`${copy}'/dev/blob'`, [], { blob: new Blob([...copyText(rows, columns)]) })
-  const result = (await tx.execute(insertSelectWithRollupSql(datasetId, names, sql`${sql.identifier(stage)}`, conflict))) as unknown as {
-    rows: Array<{ inserted: number | string }>
-  }
-  return Number(result.rows[0].inserted)
+  const result = await tx.execute(insertSelectWithRollupSql(dataset.definition, names, sql`${sql.identifier(stage)}`, dataset.conflict))
+  return Number(rowsOf<{ inserted: number | string }>(result)[0].inserted)
 }

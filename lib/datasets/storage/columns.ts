@@ -52,7 +52,17 @@ const DIMENSION_TYPES: Record<ColumnType, (name: string) => PgColumnBuilderBase>
   json: (name) => jsonb(name),
 }
 
+// One table object per definition: the dataset's tables.ts and the rollup reader (column types of
+// lib/datasets/storage/rollups.ts) share it.
+const rollupTables = new WeakMap<DatasetDef, ReturnType<typeof buildRollupTable>>()
+
 export function rollupTable(dataset: DatasetDef) {
+  let table = rollupTables.get(dataset)
+  if (!table) rollupTables.set(dataset, (table = buildRollupTable(dataset)))
+  return table
+}
+
+function buildRollupTable(dataset: DatasetDef) {
   const { dimensions, sums } = dataset.rollup
   const typeOf = (name: string) => dataset.columns.find((c) => c.name === name)!.type
   const latency = dataset.rollup.latency !== null

@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm'
-import { config, type Config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
-import { log } from '@/lib/log'
-import { DATASET_IDS, DATASETS, type DatasetId } from '@/lib/datasets/catalog'
+import { rowsOf } from '@/lib/db/rows'
+import type { DatasetDef } from '@/lib/datasets/types'
 
 // Day partitions of the dataset tables and their rollups (drizzle/0002_partitions.sql made them
 // partitioned). maintainPartitions() creates each day's partition ahead of time and drains rows
 // that landed in the default partition (a day nobody created in time: ingest never fails for a
 // missing day); dropExpiredPartitions() applies retention by dropping whole day partitions, never
-// by DELETE. Both are safe to run from several instances at once. Start-up makes sure today's and
+// by DELETE. Both are safe to run from several instances at once, and work on the tables they are
+// given; lib/datasets/partitions.ts runs them over every dataset. Start-up makes sure today's and
 // the next days' partitions exist (maintainPartitions, part of the database being ready); the
 // partition-maintenance job runs both, with its lock and history (lib/jobs: hourly in the server
 // process, and on its schedule).
@@ -55,32 +55,16 @@ function sqlState(error: unknown): string | undefined {
 }
 
 export interface PartitionedTable {
-  dataset: DatasetId
   parent: string
   key: string
 }
 
-/** Every partitioned table: each dataset's rows and its rollup. */
-export function partitionedTables(): PartitionedTable[] {
-  return DATASET_IDS.flatMap((dataset) => {
-    const d = DATASETS[dataset]
-    return [
-      { dataset, parent: d.table, key: d.timeColumn },
-      { dataset, parent: `${d.table}_rollup`, key: 'bucket' },
-    ]
-  })
-}
-
-/** Days of rows kept for a dataset: QUERY_RETENTION_DAYS (its own entry, else `*`), else the dataset's default. */
-export function retentionDays(dataset: DatasetId, c: Pick<Config, 'QUERY_RETENTION_DAYS'> = config): number {
-  return c.QUERY_RETENTION_DAYS[dataset] ?? c.QUERY_RETENTION_DAYS['*'] ?? DATASETS[dataset].retentionDays
-}
-
-/** Start-up check: every name in QUERY_RETENTION_DAYS is a dataset (the message names the variable). */
-export function checkRetentionSetting(c: Pick<Config, 'QUERY_RETENTION_DAYS'> = config): void {
-  const unknown = Object.keys(c.QUERY_RETENTION_DAYS).filter((name) => name !== '*' && !(name in DATASETS))
-  if (unknown.length)
-    throw new Error(`QUERY_RETENTION_DAYS: ${unknown.join(', ')}: each entry must be dataset=days with a dataset among ${Object.keys(DATASETS).join(', ')}`)
+/** A dataset's partitioned tables: its rows and its rollup. */
+export function partitionedTablesOf(dataset: DatasetDef): PartitionedTable[] {
+  return [
+    { parent: dataset.table, key: dataset.timeColumn },
+    { parent: `${dataset.table}_rollup`, key: 'bucket' },
+  ]
 }
 
 /** UTC midnight of a day, as 2026-01-10. */
@@ -88,9 +72,6 @@ const dayOf = (t: Date | number) => new Date(Math.floor(new Date(t).getTime() / 
 const partitionName = (parent: string, day: string) => `${parent}_p${day.replaceAll('-', '')}`
 const bound = (day: string) => `'${day} 00:00:00+00'`
 const nextDay = (day: string) => dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS)
-
-type Row = Record<string, unknown>
-const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows
 
 async function partitionsOf(db: Db, parent: string): Promise<string[]> {
   const result = await db.execute(
@@ -126,10 +107,10 @@ async function createDayPartition(db: Db, table: PartitionedTable, day: string):
   })
 }
 
-/** Creates the missing day partitions of a dataset (rows and rollup) for every day of [from, to]. */
-export async function createPartitions(db: Db, dataset: DatasetId, from: Date, to: Date): Promise<string[]> {
+/** Creates the missing day partitions of `tables` for every day of [from, to]. */
+export async function createTablePartitions(db: Db, tables: PartitionedTable[], from: Date, to: Date): Promise<string[]> {
   const created: string[] = []
-  for (const table of partitionedTables().filter((t) => t.dataset === dataset)) {
+  for (const table of tables) {
     const existing = new Set(await partitionsOf(db, table.parent))
     for (let t = Date.parse(`${dayOf(from)}T00:00:00Z`); t <= to.getTime(); t += DAY_MS) {
       const day = dayOf(t)
@@ -148,12 +129,12 @@ export interface MaintenanceResult {
   drained: number
 }
 
-/** Creates the partitions of today and PARTITION_DAYS_AHEAD days ahead, and drains the default partitions. */
-export async function maintainPartitions(db: Db, opts: { now?: Date; daysAhead?: number } = {}): Promise<MaintenanceResult> {
+/** Creates the partitions of `tables` for today and PARTITION_DAYS_AHEAD days ahead, and drains their default partitions. */
+export async function maintainTablePartitions(db: Db, tables: PartitionedTable[], opts: { now?: Date; daysAhead?: number } = {}): Promise<MaintenanceResult> {
   const now = opts.now ?? new Date()
   const ahead = Array.from({ length: (opts.daysAhead ?? PARTITION_DAYS_AHEAD) + 1 }, (_, i) => dayOf(now.getTime() + i * DAY_MS))
   const result: MaintenanceResult = { created: [], drained: 0 }
-  for (const table of partitionedTables()) {
+  for (const table of tables) {
     const existing = new Set(await partitionsOf(db, table.parent))
     const key = sql.identifier(table.key)
     const stranded = rowsOf(
@@ -168,15 +149,16 @@ export async function maintainPartitions(db: Db, opts: { now?: Date; daysAhead?:
   return result
 }
 
-/**
- * Drops the day partitions whose whole day is older than the dataset's retention, rows and rollup
- * together. Returns the partitions dropped.
- */
-export async function dropExpiredPartitions(db: Db, opts: { now?: Date } = {}): Promise<string[]> {
+/** Drops the day partitions of `tables` whose whole day is older than the table's retention. Returns the partitions dropped. */
+export async function dropExpiredTablePartitions(
+  db: Db,
+  tables: Array<PartitionedTable & { retentionDays: number }>,
+  opts: { now?: Date } = {},
+): Promise<string[]> {
   const now = (opts.now ?? new Date()).getTime()
   const dropped: string[] = []
-  for (const table of partitionedTables()) {
-    const cutoff = now - retentionDays(table.dataset) * DAY_MS
+  for (const table of tables) {
+    const cutoff = now - table.retentionDays * DAY_MS
     const pattern = new RegExp(`^${table.parent}_p(\\d{4})(\\d{2})(\\d{2})$`)
     for (const name of await partitionsOf(db, table.parent)) {
       const m = pattern.exec(name)
@@ -190,10 +172,4 @@ export async function dropExpiredPartitions(db: Db, opts: { now?: Date } = {}): 
     }
   }
   return dropped
-}
-
-/** Both, in order: rows drained from a default partition into an expired day are dropped with it. */
-export async function runPartitionMaintenance(db: Db, opts: { now?: Date } = {}): Promise<MaintenanceResult & { dropped: string[] }> {
-  const maintained = await maintainPartitions(db, opts)
-  return { ...maintained, dropped: await dropExpiredPartitions(db, opts) }
 }

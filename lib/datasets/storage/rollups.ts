@@ -1,8 +1,9 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db } from '@/lib/db/client'
-import { DATASET_STORAGE } from '@/lib/datasets/registry'
-import { DATASETS, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
+import { rowsOf } from '@/lib/db/rows'
+import type { DatasetDef, PanelDef } from '@/lib/datasets/types'
+import { rollupTable } from '@/lib/datasets/storage/columns'
 
 // Rollups: per-minute and per-hour aggregates of each dataset, written by the same statement that
 // inserts the rows (so a rollup never disagrees with its rows) and read by the dashboards whenever
@@ -43,8 +44,17 @@ export const DURATION_BUCKET_OVERFLOW = 81
 /** Relative error bound of a percentile read from the histogram (plus 1 ms below the first bucket). */
 export const PERCENTILE_TOLERANCE = 2 ** (1 / DURATION_STEPS_PER_DOUBLING) - 1
 
-/** Each dataset's row and rollup tables. */
-export const DATASET_TABLES: Record<DatasetId, { rows: PgTable; rollup: PgTable }> = DATASET_STORAGE
+/**
+ * What the kit writes to: a dataset's definition, its table, its rollup table and the columns a
+ * replayed row conflicts on (it is skipped, not counted twice). Each dataset's folder declares its
+ * own (lib/datasets/<dataset>/store.ts); lib/datasets/registry.ts lists them.
+ */
+export interface StoredDataset<T extends PgTable = PgTable> {
+  definition: DatasetDef
+  rows: T
+  rollup: PgTable
+  conflict: string[]
+}
 
 export interface RollupSpec {
   dataset: DatasetDef
@@ -185,7 +195,8 @@ function rollupCtes(spec: RollupSpec, source: SQL, into?: string): SQL {
 )`
 }
 
-export type InsertValue = string | number | boolean | Date | null | undefined
+/** A row keyed by the table's property names; values as its insert type has them (jsonb values as objects). */
+export type InsertRow = Record<string, unknown>
 
 export interface InsertColumn {
   /** Property name in the rows (the Drizzle table's key). */
@@ -197,8 +208,8 @@ export interface InsertColumn {
 }
 
 /** The columns of a dataset's table that `row` sets, in table order. */
-export function insertColumns(datasetId: DatasetId, row: Record<string, InsertValue>): InsertColumn[] {
-  return Object.entries(getTableColumns(DATASET_TABLES[datasetId].rows))
+export function insertColumns(table: PgTable, row: InsertRow): InsertColumn[] {
+  return Object.entries(getTableColumns(table))
     .filter(([prop]) => prop in row)
     .map(([prop, column]) => ({ prop, name: column.name, type: column.getSQLType() }))
 }
@@ -208,8 +219,8 @@ export function insertColumns(datasetId: DatasetId, row: Record<string, InsertVa
  * (conflict) DO NOTHING`, whose inserted rows (RETURNING, so never the skipped ones) are added to
  * the rollup by the same statement. It answers one row, `inserted`.
  */
-export function insertSelectWithRollupSql(datasetId: DatasetId, names: string[], source: SQL, conflict: string[]): SQL {
-  const spec = rollupSpec(DATASETS[datasetId])
+export function insertSelectWithRollupSql(dataset: DatasetDef, names: string[], source: SQL, conflict: string[]): SQL {
+  const spec = rollupSpec(dataset)
   return sql`WITH "inserted" AS (
   INSERT INTO ${id(spec.dataset.table)} (${list(names)})
   SELECT ${list(names)} FROM ${source}
@@ -225,29 +236,24 @@ SELECT count(*)::int AS "inserted" FROM "inserted"`
  * are not counted. Returns how many rows were inserted. The rows travel as one JSON parameter; the
  * staging path (lib/datasets/storage/bulk-insert.ts) uses this where it cannot COPY.
  */
-export async function insertWithRollup(
-  db: Pick<Db, 'execute'>,
-  datasetId: DatasetId,
-  rows: Record<string, InsertValue>[],
-  conflict: string[],
-): Promise<number> {
+export async function insertWithRollup(db: Pick<Db, 'execute'>, dataset: StoredDataset, rows: InsertRow[]): Promise<number> {
   if (rows.length === 0) return 0
-  const columns = insertColumns(datasetId, rows[0])
+  const columns = insertColumns(dataset.rows, rows[0])
   const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c.name, r[c.prop] ?? null]))))
   const recordType = sql.join(
     columns.map((c) => sql`${id(c.name)} ${sql.raw(c.type)}`),
     sql`, `,
   )
   const source = sql`json_to_recordset(${json}::json) AS "r"(${recordType})`
-  const result = (await db.execute(
+  const result = await db.execute(
     insertSelectWithRollupSql(
-      datasetId,
+      dataset.definition,
       columns.map((c) => c.name),
       source,
-      conflict,
+      dataset.conflict,
     ),
-  )) as unknown as { rows: Array<{ inserted: number | string }> }
-  return Number(result.rows[0].inserted)
+  )
+  return Number(rowsOf<{ inserted: number | string }>(result)[0].inserted)
 }
 
 /**
@@ -255,8 +261,8 @@ export async function insertWithRollup(
  * insertWithRollup, such as demo seeding). Run them in one transaction; the SHARE lock keeps
  * writers out until the rollup is whole again.
  */
-export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
-  const spec = rollupSpec(DATASETS[datasetId])
+export function rebuildRollupStatements(dataset: DatasetDef): SQL[] {
+  const spec = rollupSpec(dataset)
   return [
     sql`LOCK TABLE ${id(spec.dataset.table)} IN SHARE MODE`,
     sql`TRUNCATE ${id(spec.table)}`,
@@ -269,13 +275,13 @@ export function rebuildRollupStatements(datasetId: DatasetId): SQL[] {
  * table shaped like the rollup (no ON CONFLICT: the keys of one aggregation are distinct). Used to
  * build a day's rollup partition before attaching it (lib/datasets/seed.ts).
  */
-export function rollupIntoSql(datasetId: DatasetId, source: SQL, into: string): SQL {
-  return sql`WITH ${rollupCtes(rollupSpec(DATASETS[datasetId]), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`
+export function rollupIntoSql(dataset: DatasetDef, source: SQL, into: string): SQL {
+  return sql`WITH ${rollupCtes(rollupSpec(dataset), source, into)} SELECT count(*) AS "minutes" FROM "minutes"`
 }
 
-export async function rebuildRollup(db: Db, datasetId: DatasetId): Promise<void> {
+export async function rebuildRollup(db: Db, dataset: DatasetDef): Promise<void> {
   await db.transaction(async (tx) => {
-    for (const statement of rebuildRollupStatements(datasetId)) await tx.execute(statement)
+    for (const statement of rebuildRollupStatements(dataset)) await tx.execute(statement)
   })
 }
 
@@ -340,7 +346,7 @@ function readColumns(spec: RollupSpec): string[] {
  * partial minutes (or hours) at the edges of a range, which no rollup row covers exactly.
  */
 function edgeRowsSql(spec: RollupSpec, dimension: string, a: Date, b: Date): SQL {
-  const types = Object.fromEntries(Object.values(getTableColumns(DATASET_TABLES[spec.dataset.id as DatasetId].rollup)).map((c) => [c.name, c.getSQLType()]))
+  const types = Object.fromEntries(Object.values(getTableColumns(rollupTable(spec.dataset))).map((c) => [c.name, c.getSQLType()]))
   const text = new Set(spec.dataset.columns.filter((c) => c.type === 'text').map((c) => c.name))
   const time = id(spec.dataset.timeColumn)
   const nullOf = (c: string) => sql`NULL::${sql.raw(types[c])}`

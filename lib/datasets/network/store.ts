@@ -1,0 +1,9 @@
+import type { StoredDataset } from '@/lib/datasets/storage/rollups'
+import { definition } from '@/lib/datasets/network/definition'
+import { gatewayNetwork, gatewayNetworkRollup } from '@/lib/datasets/network/tables'
+
+// Written by the Logpush ingest (lib/ingest/logpush.ts), through lib/datasets/registry.ts: a line
+// delivered again has the same row hash and is stored and counted once.
+export const store = { definition, rows: gatewayNetwork, rollup: gatewayNetworkRollup, conflict: ['row_hash', 'datetime'] } satisfies StoredDataset<
+  typeof gatewayNetwork
+>
