@@ -1,3 +1,5 @@
+import { processSlot } from '@/lib/process-slot'
+
 // The hand-off point between the request path and the request log. Recording must never delay or
 // fail a response, so this only passes the entry to whichever sink the process registered
 // (instrumentation.ts registers the database-backed one); with none registered it does nothing.
@@ -23,15 +25,14 @@ export interface RequestLogEntry {
 
 export type RequestLogSink = (entry: RequestLogEntry) => void
 
-const SLOT = Symbol.for('utility-api.request-log-sink')
-type Slot = Record<symbol, RequestLogSink | undefined>
+const sinkSlot = processSlot<RequestLogSink>('request-log-sink')
 
 export function setRequestLogSink(sink: RequestLogSink | undefined) {
-  ;(globalThis as unknown as Slot)[SLOT] = sink
+  sinkSlot.set(sink)
 }
 
 export function recordRequest(entry: RequestLogEntry) {
-  const sink = (globalThis as unknown as Slot)[SLOT]
+  const sink = sinkSlot.get()
   if (!sink) return
   try {
     sink(entry)

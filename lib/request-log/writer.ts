@@ -5,6 +5,7 @@ import { config, type Config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
 import { setRequestLogSink, type RequestLogEntry } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
+import { processSlot } from '@/lib/process-slot'
 import { briefError, toRow as entryToRow, truncateIp } from '@/lib/request-log/row'
 import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
@@ -227,12 +228,12 @@ export function spoolDirOf(c: Pick<Config, 'REQUEST_LOG_SPOOL_DIR' | 'PGLITE_DIR
   return path.join(path.dirname(path.resolve(c.PGLITE_DIR)), 'request-log-spool')
 }
 
-const SLOT = Symbol.for('utility-api.request-log-writer')
+const writerSlot = processSlot<RequestLogWriter>('request-log-writer')
 
 /** Registers the database sink for this process (once) and flushes it on shutdown. */
 export function startRequestLog(): RequestLogWriter {
-  const slot = globalThis as unknown as Record<symbol, RequestLogWriter | undefined>
-  if (slot[SLOT]) return slot[SLOT]
+  const started = writerSlot.get()
+  if (started) return started
   const db = async () => (await getReadyDatabase()).db
   const dir = spoolDirOf(config)
   let writer: RequestLogWriter | null = null
@@ -254,7 +255,7 @@ export function startRequestLog(): RequestLogWriter {
     }
   }
   const w = writer ?? createRequestLogWriter({ db, fullIp: config.LOG_FULL_IP, offReason })
-  slot[SLOT] = w
+  writerSlot.set(w)
   setRequestLogSink((entry) => {
     w.record(entry)
     if (viaAfter) {
@@ -274,7 +275,7 @@ export function startRequestLog(): RequestLogWriter {
 }
 
 /** This process's writer, if started. */
-export const requestLogWriter = (): RequestLogWriter | undefined => (globalThis as unknown as Record<symbol, RequestLogWriter | undefined>)[SLOT]
+export const requestLogWriter = (): RequestLogWriter | undefined => writerSlot.get()
 
 /** One line for the start-up summary (server.mjs): where entries go first, the budget, what waits. */
 export function describeRequestLog(): string {
