@@ -1,5 +1,6 @@
 import 'server-only'
 import ipaddr from 'ipaddr.js'
+import { causeMessage, innerError } from '@/lib/errors'
 import type { RequestLogEntry } from '@/lib/http/request-log'
 import type { RequestLogRow } from '@/lib/request-log/store'
 
@@ -41,8 +42,8 @@ export const fromSpoolRow = (row: Record<string, unknown>): RequestLogRow => ({ 
 
 /** The database's own words, short: drivers put the whole statement and its parameters in the message. */
 export function briefError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  const text =
-    cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ? `${(cause as NodeJS.ErrnoException).code}: ` : ''}${cause.message}` : String(cause)
+  const inner = innerError(error)
+  const code = inner instanceof Error ? (inner as NodeJS.ErrnoException).code : undefined
+  const text = `${code ? `${code}: ` : ''}${causeMessage(error)}`
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
 }

@@ -1,4 +1,5 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import type { RequestLogEntry } from '@/lib/http/request-log'
@@ -178,7 +179,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
           retryAt = 0
           return ship(Math.max(1, deadline - Date.now()))
         }),
-        sleep(left),
+        sleep(left, undefined, { ref: false }),
       ])
       const s = spool.status()
       if (s.segments > 0) log.warn('request log: entries left in the journal for the next start', { bytes: s.bytes, segments: s.segments, dir: s.dir })
@@ -192,5 +193,3 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     status,
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())

@@ -1,4 +1,5 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
 import { after } from 'next/server'
 import { config, type Config } from '@/lib/config'
@@ -185,7 +186,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       const deadline = Date.now() + deadlineMs
       const left = () => Math.max(1, deadline - Date.now())
       // A write in flight may still be acknowledged in time; one more attempt for the rest.
-      if (running.size) await Promise.race([Promise.all(running), sleep(left())])
+      if (running.size) await Promise.race([Promise.all(running), sleep(left(), undefined, { ref: false })])
       if (running.size === 0 && buffer.length > 0) {
         retryAt = 0
         await writeOnce(left(), true)
@@ -218,8 +219,6 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     }),
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
 
 /** The spool directory: REQUEST_LOG_SPOOL_DIR, else beside the PGlite data; none for an in-memory PGlite. */
 export function spoolDirOf(c: Pick<Config, 'REQUEST_LOG_SPOOL_DIR' | 'PGLITE_DIR'>): string | null {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -23,7 +24,6 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 
 const entry = (requestId: string) => requestLogEntry({ requestId, time: new Date('2026-01-02T03:04:05Z') })
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.ndjson'))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A database stand-in: `down` fails writes at once, `hang` never answers; `written` holds request ids. */
 function fakeDb() {
