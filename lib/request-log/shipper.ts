@@ -8,7 +8,7 @@ import { briefError, fromSpoolRow, toRow } from '@/lib/request-log/row'
 import type { Spool } from '@/lib/request-log/spool'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
-import { withTimeout } from '@/lib/timeout'
+import { Backoff, withTimeout } from '@/lib/timeout'
 
 // Append first, ship later (docs/request-log.md). record() appends the entry to the journal
 // (lib/request-log/spool.ts: O(1), the group commit makes it durable within COMMIT_MS); the
@@ -51,28 +51,21 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   const { spool } = opts
   const write = opts.write ?? writeRequestLog
   const writeTimeoutMs = opts.writeTimeoutMs ?? SHIP_TIMEOUT_MS
-  const backoffMinMs = opts.backoffMinMs ?? SHIP_BACKOFF_MIN_MS
-  const backoffMaxMs = opts.backoffMaxMs ?? SHIP_BACKOFF_MAX_MS
   const ping = opts.ping ?? (opts.write ? null : (db: Db) => db.execute(sql`SELECT 1`))
   let shipping: Promise<void> | null = null
-  let failures = 0
-  let failingSince = 0
-  let retryAt = 0
+  const backoff = new Backoff(opts.backoffMinMs ?? SHIP_BACKOFF_MIN_MS, opts.backoffMaxMs ?? SHIP_BACKOFF_MAX_MS)
   let lastStoredAt: number | null = null
   let storedSinceStart = 0
   let lastScan = Date.now()
   let stopped = false
 
   function failed(error: unknown) {
-    if (failures === 0) failingSince = Date.now()
-    failures++
-    const wait = Math.min(backoffMaxMs, backoffMinMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4)
-    retryAt = Date.now() + wait
+    const wait = backoff.failed()
     const s = spool.status()
     // One short line per attempt while it fails, at most one every backoffMaxMs.
     log.warn('request log: shipping failed; entries stay in the journal', {
       error: briefError(error),
-      attempt: failures,
+      attempt: backoff.failures,
       retryInMs: Math.round(wait),
       journalBytes: s.bytes,
       segments: s.segments,
@@ -81,7 +74,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
 
   /** Ships one claim; true when it stored something (there may be more). */
   async function shipOnce(timeoutMs: number): Promise<boolean> {
-    if (failures > 0 && ping) {
+    if (backoff.failures > 0 && ping) {
       // The database was failing: ask it cheaply before reading and parsing segments for nothing.
       try {
         await withTimeout(
@@ -109,9 +102,8 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       failed(error)
       return false
     }
-    if (failures > 0) log.info('request log: shipping again', { afterFailures: failures, outageS: Math.round((Date.now() - failingSince) / 1000) })
-    failures = 0
-    retryAt = 0
+    const ended = backoff.succeeded()
+    if (ended) log.info('request log: shipping again', { afterFailures: ended.failures, outageS: Math.round(ended.outageMs / 1000) })
     lastStoredAt = Date.now()
     storedSinceStart += rows.length
     // Stored: the segments go (a crash before this ships them again, which stores nothing twice).
@@ -122,7 +114,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   /** Ships until nothing sealed is left or a write fails; one run at a time. */
   function ship(timeoutMs = writeTimeoutMs): Promise<void> {
     if (shipping) return shipping
-    if (Date.now() < retryAt) return Promise.resolve()
+    if (!backoff.ready()) return Promise.resolve()
     shipping = (async () => {
       while (await shipOnce(timeoutMs)) {
         // catching up: the next claim at once
@@ -147,8 +139,8 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       pending: s.uncommitted,
       spooledBytes: s.bytes,
       dropped: s.dropped,
-      failures,
-      retryAt: retryAt > Date.now() ? retryAt : null,
+      failures: backoff.failures,
+      retryAt: backoff.nextAttemptAt(),
       spool: { state: 'on', ...s },
       shipper: { lagMs: s.oldestEntryAt === null ? 0 : Math.max(0, Date.now() - s.oldestEntryAt), lastStoredAt, storedSinceStart },
     }
@@ -162,7 +154,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     async flush() {
       await spool.seal()
       if (shipping) await shipping
-      retryAt = 0
+      backoff.retryNow()
       await ship()
     },
     async stop(deadlineMs = SHUTDOWN_SHIP_MS) {
@@ -176,7 +168,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       const left = Math.max(1, deadline - Date.now())
       await Promise.race([
         (shipping ?? Promise.resolve()).then(() => {
-          retryAt = 0
+          backoff.retryNow()
           return ship(Math.max(1, deadline - Date.now()))
         }),
         sleep(left, undefined, { ref: false }),

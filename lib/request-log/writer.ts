@@ -12,7 +12,7 @@ import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
-import { withTimeout } from '@/lib/timeout'
+import { Backoff, withTimeout } from '@/lib/timeout'
 import { onShutdown } from '@/lib/shutdown'
 
 // The request log's sinks (dataset `requests`); docs/request-log.md.
@@ -70,8 +70,6 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   const maxBuffered = opts.maxBuffered ?? MAX_BUFFERED
   const write = opts.write ?? writeRequestLog
   const writeTimeoutMs = opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS
-  const backoffMinMs = opts.backoffMinMs ?? BACKOFF_MIN_MS
-  const backoffMaxMs = opts.backoffMaxMs ?? BACKOFF_MAX_MS
   let buffer: Row[] = []
   /** The batches being written: not in `buffer`, not yet acknowledged. */
   const inflight = new Set<Row[]>()
@@ -81,9 +79,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   let dropped = 0
   let droppedLogged = 0
   let lastDropLog = 0
-  let failures = 0
-  let failingSince = 0
-  let retryAt = 0
+  const backoff = new Backoff(opts.backoffMinMs ?? BACKOFF_MIN_MS, opts.backoffMaxMs ?? BACKOFF_MAX_MS)
   let stopped = false
   let lastStoredAt: number | null = null
   let storedSinceStart = 0
@@ -117,20 +113,16 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
         opts.db().then((db) => write(db, rows)),
         timeoutMs,
       )
-      if (failures > 0) log.info('request log: writing again', { afterFailures: failures, outageS: Math.round((Date.now() - failingSince) / 1000) })
-      failures = 0
-      retryAt = 0
+      const ended = backoff.succeeded()
+      if (ended) log.info('request log: writing again', { afterFailures: ended.failures, outageS: Math.round(ended.outageMs / 1000) })
       lastStoredAt = Date.now()
       storedSinceStart += rows.length
       return true
     } catch (error) {
-      if (failures === 0) failingSince = Date.now()
-      failures++
-      const wait = Math.min(backoffMaxMs, backoffMinMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4)
-      retryAt = Date.now() + wait
+      const wait = backoff.failed()
       log.warn('request log: write failed; entries kept, retrying later', {
         error: briefError(error),
-        attempt: failures,
+        attempt: backoff.failures,
         retryInS: Math.round(wait / 100) / 10,
         pending: buffer.length + rows.length,
       })
@@ -139,7 +131,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   }
 
   async function writeOnce(timeoutMs = writeTimeoutMs, all = false) {
-    if (Date.now() < retryAt) return
+    if (!backoff.ready()) return
     if (buffer.length > 0) {
       const batch = all || buffer.length <= WRITE_MAX_ROWS ? buffer : buffer.slice(0, WRITE_MAX_ROWS)
       buffer = batch === buffer ? [] : buffer.slice(batch.length)
@@ -173,8 +165,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       if (stopped) return
       if (buffer.length >= maxBuffered) return countDropped(1)
       buffer.push(toRow(entry))
-      if (Date.now() >= retryAt && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency))
-        void flush()
+      if (backoff.ready() && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency)) void flush()
     },
     flush: async () => {
       await Promise.all(running)
@@ -188,7 +179,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       // A write in flight may still be acknowledged in time; one more attempt for the rest.
       if (running.size) await Promise.race([Promise.all(running), sleep(left(), undefined, { ref: false })])
       if (running.size === 0 && buffer.length > 0) {
-        retryAt = 0
+        backoff.retryNow()
         await writeOnce(left(), true)
       }
       const unwritten = inflightRows().concat(buffer)
@@ -212,8 +203,8 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       pending: buffer.length + inflightRows().length,
       spooledBytes: 0,
       dropped,
-      failures,
-      retryAt: retryAt > Date.now() ? retryAt : null,
+      failures: backoff.failures,
+      retryAt: backoff.nextAttemptAt(),
       spool: { state: 'off', reason: opts.offReason ?? 'no journal directory' },
       shipper: { lagMs: lagMs(), lastStoredAt, storedSinceStart },
     }),
