@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import type { RequestLogEntry } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
-import { briefError, fromSpoolRow, toRow } from '@/lib/request-log/row'
+import { briefError, rowFromJournal, toRow } from '@/lib/request-log/row'
 import type { Spool } from '@/lib/request-log/spool'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
@@ -90,7 +90,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     if (!claim) return false
     const unreadable = claim.segments.reduce((n, s) => n + s.unreadable, 0)
     if (unreadable > 0) log.warn('request log: unreadable journal lines skipped (a torn write at a crash)', { lines: unreadable })
-    const rows = claim.rows.map(fromSpoolRow)
+    const rows = claim.rows.map(rowFromJournal)
     try {
       if (rows.length > 0)
         await withTimeout(
@@ -149,7 +149,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   return {
     record(entry: RequestLogEntry) {
       if (stopped) return
-      spool.append(toRow(entry, opts.fullIp) as unknown as Record<string, unknown>)
+      spool.append(toRow(entry, opts.fullIp))
     },
     async flush() {
       await spool.seal()

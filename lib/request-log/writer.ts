@@ -4,10 +4,10 @@ import path from 'node:path'
 import { after } from 'next/server'
 import { config, type Config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { setRequestLogSink, type RequestLogEntry } from '@/lib/http/request-log'
+import { setRequestLogSink } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
-import { briefError, toRow as entryToRow, truncateIp } from '@/lib/request-log/row'
+import { briefError, toRow, truncateIp } from '@/lib/request-log/row'
 import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
@@ -47,13 +47,11 @@ const DROP_LOG_EVERY_MS = 60_000
 /** The shutdown flush's own deadline, after the in-flight requests' grace period. */
 export const SHUTDOWN_FLUSH_MS = 4000
 
-type Row = RequestLogRow
-
 export type { RequestLogWriter }
 
 export interface RequestLogWriterOptions {
   db: () => Promise<Db>
-  write?: (db: Db, rows: Row[]) => Promise<unknown>
+  write?: (db: Db, rows: RequestLogRow[]) => Promise<unknown>
   fullIp?: boolean
   /** Why there is no journal (shown in health). */
   offReason?: string
@@ -70,9 +68,9 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   const maxBuffered = opts.maxBuffered ?? MAX_BUFFERED
   const write = opts.write ?? writeRequestLog
   const writeTimeoutMs = opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS
-  let buffer: Row[] = []
+  let buffer: RequestLogRow[] = []
   /** The batches being written: not in `buffer`, not yet acknowledged. */
-  const inflight = new Set<Row[]>()
+  const inflight = new Set<RequestLogRow[]>()
   const running = new Set<Promise<void>>()
   const concurrency = Math.max(1, opts.concurrency ?? WRITE_CONCURRENCY)
   const inflightRows = () => [...inflight].flat()
@@ -84,7 +82,6 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   let lastStoredAt: number | null = null
   let storedSinceStart = 0
 
-  const toRow = (e: RequestLogEntry): Row => entryToRow(e, opts.fullIp)
   /** Age of the oldest entry not yet stored: the first in flight, else the first buffered. */
   const lagMs = () => {
     const first = [...inflight][0]?.[0] ?? buffer[0]
@@ -107,7 +104,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     if (excess > 0) countDropped(buffer.splice(maxBuffered, excess).length)
   }
 
-  async function attempt(rows: Row[], timeoutMs: number): Promise<boolean> {
+  async function attempt(rows: RequestLogRow[], timeoutMs: number): Promise<boolean> {
     try {
       await withTimeout(
         opts.db().then((db) => write(db, rows)),
@@ -164,7 +161,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     record(entry) {
       if (stopped) return
       if (buffer.length >= maxBuffered) return countDropped(1)
-      buffer.push(toRow(entry))
+      buffer.push(toRow(entry, opts.fullIp))
       if (backoff.ready() && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency)) void flush()
     },
     flush: async () => {
