@@ -5,9 +5,11 @@
 // (lib/access/local-operator.ts), whose link it prints with the other surfaces' addresses.
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
 import v8 from 'node:v8'
 import next from 'next'
 import { drainOnSignals } from './server/drain.mjs'
+import { processSlotKey } from './server/process-slot.mjs'
 import { answerClientError, answerForeignTarget, capRequestBody, originFormTarget } from './server/transport.mjs'
 
 // Sizing on the embedded defaults (no DATABASE_URL: one process, PGlite inside it), measured with
@@ -31,7 +33,7 @@ const wildcard = ['0.0.0.0', '::', '[::]'].includes(hostname)
 // The origin the start-up lines print (a wildcard listener shown as 127.0.0.1); refusals quote it.
 const printedOrigin = `http://${wildcard ? '127.0.0.1' : hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`
 const CONNECTION_IP_HEADER = 'x-tc-connection-ip'
-globalThis[Symbol.for('utility-api.connection-ip-stamped')] = true
+globalThis[processSlotKey('connection-ip-stamped')] = true
 // Set to 1 when the raw request came through a relay (before Next adds X-Forwarded-* itself).
 const RELAYED_HEADER = 'x-tc-relayed'
 const RELAY_HEADERS = [
@@ -57,11 +59,11 @@ if (presetKey && !/^[A-Za-z0-9_-]{16,}$/.test(presetKey)) {
   process.exit(1)
 }
 const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined, origin: printedOrigin }
-globalThis[Symbol.for('utility-api.local-operator')] = localOperator
+globalThis[processSlotKey('local-operator')] = localOperator
 // Registered by the application at start-up (lib/startup.ts): what it runs on, for the lines below.
-const STARTUP_SUMMARY = Symbol.for('utility-api.startup-summary')
+const STARTUP_SUMMARY = processSlotKey('startup-summary')
 // Registered by the application at start-up (lib/gate/body-limit.ts): the byte limit of a request's body.
-const BODY_LIMIT = Symbol.for('utility-api.body-limit')
+const BODY_LIMIT = processSlotKey('body-limit')
 
 // Next builds its internal request URLs from `hostname` and spells every loopback address as
 // localhost; a different spelling (127.0.0.1) turns proxy.ts rewrites into HTTP round trips to
@@ -70,7 +72,7 @@ const app = next({ dev: false, dir: import.meta.dirname, hostname: 'localhost', 
 const handle = app.getRequestHandler()
 await app.prepare()
 // The application's start-up (instrumentation.ts) registers its summary; wait briefly for it.
-for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await new Promise((r) => setTimeout(r, 25))
+for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await sleep(25)
 
 const server = http.createServer((req, res) => {
   const target = originFormTarget(req.url, req.headers.host)

@@ -47,3 +47,32 @@ export function describeZodError(error: z.ZodError, where = ''): string {
     })
     .join('; ')
 }
+
+// Drivers and fetch wrap the error that says what happened: drizzle's DrizzleQueryError holds the
+// driver's error (with its SQLSTATE `code`) in `cause`, undici's "fetch failed" holds the socket's.
+
+/** How deep a cause chain is followed (a cycle or an absurd chain ends there). */
+const CAUSE_DEPTH = 5
+
+/** `error`, then each `cause` it wraps, outermost first (objects only, at most CAUSE_DEPTH). */
+export function causeChain(error: unknown): object[] {
+  const chain: object[] = []
+  for (let e = error; e && typeof e === 'object' && chain.length < CAUSE_DEPTH; e = (e as { cause?: unknown }).cause) chain.push(e)
+  return chain
+}
+
+/** The first error of the chain with a string `code` (a node error code, a SQLSTATE). */
+export function codedCause(error: unknown): { code: string; message?: string } | undefined {
+  return causeChain(error).find((e): e is { code: string; message?: string } => typeof (e as { code?: unknown }).code === 'string')
+}
+
+/** The error a wrapper wraps: its direct cause when that is an Error, else the error itself. */
+export function innerError(error: unknown): unknown {
+  return error instanceof Error && error.cause instanceof Error ? error.cause : error
+}
+
+/** The wrapped error's own words (the driver's, the socket's), else the error's message. */
+export function causeMessage(error: unknown): string {
+  const inner = innerError(error)
+  return inner instanceof Error ? inner.message : String(inner)
+}

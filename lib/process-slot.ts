@@ -1,7 +1,9 @@
 // Process-wide state. Next bundles proxy.ts, the route handlers and instrumentation separately, so
 // a module-level variable exists once per bundle; state that must exist once per process (a pool,
 // the rate limiter, shutdown hooks) lives on globalThis under a registered symbol instead.
-// server.mjs, plain JavaScript outside the bundles, reads some of these by the same names.
+// Every such slot goes through processSlot(). server.mjs and server/drain.mjs, plain JavaScript
+// outside the bundles, share some of them through server/process-slot.mjs, which builds the same
+// key (`utility-api.<name>`): change the spelling in both places or in neither.
 
 export interface ProcessSlot<T> {
   get(): T | undefined

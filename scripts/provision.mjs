@@ -11,6 +11,7 @@
 //
 // The decisions (facts → steps or problems) are pure functions, tested with made-up facts in
 // tests/unit/provision.test.ts; probing and running commands are passed in.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
@@ -348,7 +349,7 @@ function run(cmd, args, { env } = {}) {
 async function waitFor(probe, what) {
   for (let i = 0; i < 60; i++) {
     if ((await probe()).state === 'ok') return
-    await new Promise((r) => setTimeout(r, 500))
+    await sleep(500)
   }
   throw new Error(`${what} did not answer within 30 s`)
 }

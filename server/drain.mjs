@@ -5,11 +5,12 @@
 // its own deadline) and exits 0. A second signal runs the urgent hooks (synchronous spooling) and
 // exits at once.
 import { constants } from 'node:os'
+import { processSlotKey } from './process-slot.mjs'
 
-const HOOKS = Symbol.for('utility-api.shutdown-hooks')
-const URGENT = Symbol.for('utility-api.shutdown-urgent-hooks')
-const SETTINGS = Symbol.for('utility-api.shutdown-settings')
-const DRAINING = Symbol.for('utility-api.draining')
+const HOOKS = processSlotKey('shutdown-hooks')
+const URGENT = processSlotKey('shutdown-urgent-hooks')
+const SETTINGS = processSlotKey('shutdown-settings')
+const DRAINING = processSlotKey('draining')
 const DEFAULT_GRACE_MS = 25_000
 // Past the hooks' own deadlines: a hook that never settles must not keep the process alive.
 const HOOKS_HARD_LIMIT_MS = 10_000

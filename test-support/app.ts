@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
@@ -68,7 +69,7 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
       break
     } catch {
       if (Date.now() > deadline) throw new Error(`app did not start:\n${output}`)
-      await new Promise((r) => setTimeout(r, 100))
+      await sleep(100)
     }
   }
   return {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { decodeProtectedHeader, jwtVerify } from 'jose'
@@ -52,7 +53,7 @@ export async function startFakeGhost(): Promise<FakeGhost> {
       if (kind === 'status500') return sendJson(res, 500, { errors: [{ message: 'Internal server error', type: 'InternalServerError' }] })
       if (kind === 'malformed') return sendJson(res, 200, '{"posts": [ {"id": ')
       if (kind === 'timeout') {
-        await new Promise((r) => setTimeout(r, 10_000))
+        await sleep(10_000)
         return sendJson(res, 200, {})
       }
     }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Fault } from './fake-ghost'
 import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from './fake-upstream'
@@ -35,7 +36,7 @@ export async function startFakeMicrosoft(pages?: unknown[][]): Promise<FakeMicro
       if (ms.fault.kind === 'status500') return sendJson(res, 500, { error: { code: 'InternalServerError', message: 'Failure' } })
       if (ms.fault.kind === 'malformed') return sendJson(res, 200, '{"value": [ {"id": "MC1"')
       if (ms.fault.kind === 'timeout') {
-        await new Promise((r) => setTimeout(r, 10_000))
+        await sleep(10_000)
         return sendJson(res, 200, {})
       }
     }

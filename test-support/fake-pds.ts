@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerResponse } from 'node:http'
 import { sendJson, type FakeHandler, type ReceivedRequest } from './fake-upstream'
 import { tidFromTimeMs } from '../lib/pds/tid'
@@ -72,7 +73,7 @@ export function createFakePds(options: FakePdsOptions) {
     if (fault === 'status500') return xrpcError(res, 500, 'InternalServerError', 'Internal Server Error')
     if (fault === 'malformed') return sendJson(res, 200, '{"version": "0.4.0", trunc')
     if (fault === 'timeout') {
-      await new Promise((r) => setTimeout(r, options.hangMs ?? 5000))
+      await sleep(options.hangMs ?? 5000)
       if (!res.destroyed) sendJson(res, 200, '{}')
       return
     }

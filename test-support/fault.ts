@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy'
 
@@ -6,8 +7,6 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy'
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
 export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A proxy in front of the service at `url`, and the same URL pointing through it. */
 export async function proxied(url: string): Promise<{ proxy: TcpProxy; url: string }> {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerResponse } from 'node:http'
 import IORedis from 'ioredis'
 import { startApp, type RunningApp } from '../../test-support/app'
@@ -16,7 +17,7 @@ const gdmf = fixture('apple-gdmf/pmv-2026-08-22.json')
 const ipSample = fixtureJson<Record<string, unknown>>('ip-api/json-all-fields-24.48.0.1.json')
 
 async function feeds(req: ReceivedRequest, res: ServerResponse) {
-  await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS))
+  await sleep(UPSTREAM_DELAY_MS)
   if (req.path === '/v2/pmv') return sendJson(res, 200, gdmf)
   if (req.path.startsWith('/json/')) {
     // A generous X-Rl so the client-side budget never interferes with the measurement.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -67,7 +68,7 @@ async function startMinimalNext(): Promise<{ url: string; pid: number; stop: () 
       break
     } catch {
       if (i > 300) throw new Error('minimal app did not start')
-      await new Promise((r) => setTimeout(r, 100))
+      await sleep(100)
     }
   }
   return {

@@ -6,6 +6,7 @@
 //   the interval itself;
 // - the request path's p99 and throughput on the built server with the journal against the same
 //   server with the memory writer (REST requests, autocannon).
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -54,7 +55,7 @@ async function sustained(pool: pg.Pool, writer: RequestLogWriter, prefix: string
     const r0 = performance.now()
     for (; sent < due; sent++) writer.record(entry(`${prefix}${sent}`))
     recordMs += performance.now() - r0
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await sleep(10)
   }
   const count = async () =>
     Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM request_log WHERE request_id LIKE $1', [`${prefix}%`])).rows[0].n)
@@ -62,7 +63,7 @@ async function sustained(pool: pg.Pool, writer: RequestLogWriter, prefix: string
   await writer.stop()
   let stored = await count()
   for (let i = 0; i < 100 && stored < offered; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
     stored = await count()
   }
   const elapsed = secondsSince(t0)

@@ -1,4 +1,5 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import { config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
@@ -110,7 +111,6 @@ export interface DeliveryResult {
 }
 
 type Row = Record<string, unknown>
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const message = (error: unknown) =>
   error instanceof AppError && error.details?.detail
     ? `${error.message} (${String(error.details.detail).slice(0, 200)})`

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { processSlot } from '@/lib/process-slot'
 
 // One owner per PGlite directory. Two processes on one directory both accept writes and leave it
 // unopenable for good (PGlite keeps its pages in memory and writes them back on its own schedule;
@@ -79,10 +80,8 @@ const me = (): LockHolder => ({
     .slice(0, 200),
 })
 
-// On globalThis: the server's bundles (instrumentation, route handlers) each load this module.
-const HELD = Symbol.for('utility-api.directory-locks')
-const held: Map<string, () => void> = ((globalThis as Record<symbol, unknown>)[HELD] as Map<string, () => void> | undefined) ?? new Map()
-;(globalThis as Record<symbol, unknown>)[HELD] = held
+// Once per process: the server's bundles (instrumentation, route handlers) each load this module.
+const held = processSlot<Map<string, () => void>>('directory-locks').getOrCreate(() => new Map())
 
 /**
  * Takes the lock of PGlite directory `dir` for this process, or throws DirectoryLockedError naming

@@ -1,6 +1,10 @@
+import { processSlot } from '@/lib/process-slot'
+
 // The hand-off point between the request path and the request log. Recording must never delay or
 // fail a response, so this only passes the entry to whichever sink the process registered
 // (instrumentation.ts registers the database-backed one); with none registered it does nothing.
+// RequestLogEntry is the entry's one shape up to lib/request-log/row.ts, which maps it to the row
+// the table stores (and the journal holds) once.
 
 export interface RequestLogEntry {
   time: Date
@@ -23,15 +27,14 @@ export interface RequestLogEntry {
 
 export type RequestLogSink = (entry: RequestLogEntry) => void
 
-const SLOT = Symbol.for('utility-api.request-log-sink')
-type Slot = Record<symbol, RequestLogSink | undefined>
+const sinkSlot = processSlot<RequestLogSink>('request-log-sink')
 
 export function setRequestLogSink(sink: RequestLogSink | undefined) {
-  ;(globalThis as unknown as Slot)[SLOT] = sink
+  sinkSlot.set(sink)
 }
 
 export function recordRequest(entry: RequestLogEntry) {
-  const sink = (globalThis as unknown as Slot)[SLOT]
+  const sink = sinkSlot.get()
   if (!sink) return
   try {
     sink(entry)
@@ -46,17 +49,13 @@ export function redactQuery(search: string): string {
   return [...new Set(params.keys())].map((k) => `${encodeURIComponent(k)}=***`).join('&')
 }
 
-/** What the code that answered knows about a request; the rest of the entry comes from the request. */
-export interface AnsweredRequest {
-  requestId: string
-  route: string
-  status: number
-  clientIp: string
-  /** performance.now() when handling began; omitted for answers that did no work (duration 0). */
-  startedAt?: number
-  rateLimited?: boolean
-  mcpTool?: string | null
-}
+/**
+ * What the code that answered knows about a request, in the entry's own fields (the rest comes from
+ * the request), and `startedAt`: performance.now() when handling began, omitted for answers that
+ * did no work (duration 0).
+ */
+export type AnsweredRequest = Pick<RequestLogEntry, 'requestId' | 'route' | 'status' | 'clientIp'> &
+  Partial<Pick<RequestLogEntry, 'rateLimited' | 'mcpTool'>> & { startedAt?: number }
 
 /** Records one answered request: method, redacted query, country, user agent, referrer and key presence come from `req`. */
 export function recordAnswer(req: Request, a: AnsweredRequest) {

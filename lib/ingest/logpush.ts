@@ -1,4 +1,5 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import { getTableColumns, sql } from 'drizzle-orm'
@@ -10,7 +11,7 @@ import { rowsOf } from '@/lib/db/rows'
 import { DATASET_STORAGE } from '@/lib/datasets/registry'
 import { bodyTooLarge, readBody } from '@/lib/http/body'
 import { INGEST_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
-import { AppError } from '@/lib/errors'
+import { AppError, causeChain, causeMessage } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { DATASET_IDS, DATASETS, type ColumnDef, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { bulkInsertWithRollup } from '@/lib/datasets/storage/bulk-insert'
@@ -89,7 +90,8 @@ export function decodeBatch(body: Uint8Array): string {
 // deadline: the database is unavailable, not the batch at fault.
 const UNAVAILABLE = /^(ECONN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08|57P|53300)/
 function databaseUnavailable(error: unknown): boolean {
-  for (let e = error; e instanceof Error; e = e.cause) {
+  for (const e of causeChain(error)) {
+    if (!(e instanceof Error)) break
     if (e instanceof DatabaseDeadline) return true
     const code = (e as NodeJS.ErrnoException).code
     if (code && UNAVAILABLE.test(code)) return true
@@ -111,7 +113,7 @@ async function withDatabase<T>(work: () => Promise<T>, timeoutMs = config.INGEST
   } catch (error) {
     if (!databaseUnavailable(error)) throw error
     log.warn('ingest: database unavailable', {
-      error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message).slice(0, 200) : String(error),
+      error: error instanceof Error ? causeMessage(error).slice(0, 200) : String(error),
     })
     throw new AppError('unavailable', `The database is unavailable; the batch was not stored. Retry after ${RETRY_AFTER_S} seconds.`, {
       retryAfterSeconds: RETRY_AFTER_S,
@@ -280,7 +282,7 @@ async function storedAfterLostCommit(
   rows: Record<string, Value>[],
 ): Promise<{ committed: boolean; inserted: number } | null> {
   const end = Date.now() + COMMIT_CHECK_MS
-  const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((r) => setTimeout(r, Math.max(0, end - Date.now())))])
+  const within = <T>(work: Promise<T>) => Promise.race([work, sleep(Math.max(0, end - Date.now()), null)])
   const hashes = `{${[...new Set(rows.map((r) => String(r.rowHash)))].join(',')}}` // hex digests: safe in an array literal
   try {
     for (;;) {
@@ -298,7 +300,7 @@ async function storedAfterLostCommit(
         return counted ? { committed: true, inserted: Number(counted[0].ours) } : null
       }
       if (Date.now() + COMMIT_CHECK_EVERY_MS > end) return null
-      await new Promise((r) => setTimeout(r, COMMIT_CHECK_EVERY_MS))
+      await sleep(COMMIT_CHECK_EVERY_MS)
     }
   } catch (error) {
     log.warn('ingest: could not check a batch after a lost commit acknowledgement', {

@@ -1,4 +1,5 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { SignJWT } from 'jose'
 import { ghostApiBase, GHOST, GHOST_ACCEPT_VERSION } from '@/lib/upstream/ghost'
 import { config } from '@/lib/config'
@@ -52,7 +53,6 @@ export async function getGraphToken(): Promise<string> {
 }
 
 const withSlash = (u: string) => (u.endsWith('/') ? u : `${u}/`)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** GET on Graph, waiting out a 429's Retry-After (up to a few seconds) twice at most. */
 async function graphGet(url: string, bearer: string) {

@@ -5,7 +5,7 @@ import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
 import { parseTimestamp, rowsOf } from '@/lib/db/rows'
-import { AppError, describeZodError } from '@/lib/errors'
+import { AppError, codedCause, describeZodError } from '@/lib/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
@@ -544,16 +544,9 @@ function unreachable(error: unknown): AppError {
   return new AppError('upstream_failed', `The database is unreachable: ${message}`)
 }
 
-/** The driver's error (drizzle wraps it in DrizzleQueryError.cause). */
-function dbCause(error: unknown): { code?: string; message?: string } | undefined {
-  let e: unknown = error
-  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') return e as { code: string; message?: string }
-    e = (e as { cause?: unknown }).cause
-  }
-  return error instanceof Error ? { message: error.message } : undefined
-}
+/** The driver's error (drizzle wraps it in DrizzleQueryError.cause), else the error's own message. */
+const dbCause = (error: unknown): { code?: string; message?: string } | undefined =>
+  codedCause(error) ?? (error instanceof Error ? { message: error.message } : undefined)
 
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)

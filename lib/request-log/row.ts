@@ -1,9 +1,13 @@
 import 'server-only'
 import ipaddr from 'ipaddr.js'
+import { causeMessage, innerError } from '@/lib/errors'
 import type { RequestLogEntry } from '@/lib/http/request-log'
 import type { RequestLogRow } from '@/lib/request-log/store'
 
-// An answered request's entry as the row the request log stores, and back from its journal line.
+// The one mapping of the request log: an answered request's entry (lib/http/request-log.ts) to the
+// row the table stores. It is made when the entry is recorded, before the journal, so no full client
+// address reaches the disk; from there on the row is what the journal holds, one JSON line each,
+// and what the store writes.
 
 /** The client's network, not the host: /24 for IPv4, /48 for IPv6 (IPv4-mapped IPv6 counts as IPv4). */
 export function truncateIp(ip: string, full = false): string | null {
@@ -17,6 +21,7 @@ export function truncateIp(ip: string, full = false): string | null {
   return ipaddr.fromByteArray(masked).toString()
 }
 
+/** The client's network instead of its address (unless `fullIp`), long headers cut. */
 export function toRow(e: RequestLogEntry, fullIp = false): RequestLogRow {
   return {
     time: e.time,
@@ -36,13 +41,16 @@ export function toRow(e: RequestLogEntry, fullIp = false): RequestLogRow {
   }
 }
 
-/** A journal line (time as ISO text) back to a row. */
-export const fromSpoolRow = (row: Record<string, unknown>): RequestLogRow => ({ ...(row as RequestLogRow), time: new Date(row.time as string) })
+/** A journal line back to its row: JSON keeps every field as it was but the time, which it holds as ISO text. */
+export const rowFromJournal = (line: unknown): RequestLogRow => {
+  const row = line as Omit<RequestLogRow, 'time'> & { time: string }
+  return { ...row, time: new Date(row.time) }
+}
 
 /** The database's own words, short: drivers put the whole statement and its parameters in the message. */
 export function briefError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  const text =
-    cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ? `${(cause as NodeJS.ErrnoException).code}: ` : ''}${cause.message}` : String(cause)
+  const inner = innerError(error)
+  const code = inner instanceof Error ? (inner as NodeJS.ErrnoException).code : undefined
+  const text = `${code ? `${code}: ` : ''}${causeMessage(error)}`
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
 }

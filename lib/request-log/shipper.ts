@@ -1,13 +1,14 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import type { RequestLogEntry } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
-import { briefError, fromSpoolRow, toRow } from '@/lib/request-log/row'
+import { briefError, rowFromJournal, toRow } from '@/lib/request-log/row'
 import type { Spool } from '@/lib/request-log/spool'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
-import { withTimeout } from '@/lib/timeout'
+import { Backoff, withTimeout } from '@/lib/timeout'
 
 // Append first, ship later (docs/request-log.md). record() appends the entry to the journal
 // (lib/request-log/spool.ts: O(1), the group commit makes it durable within COMMIT_MS); the
@@ -50,28 +51,21 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   const { spool } = opts
   const write = opts.write ?? writeRequestLog
   const writeTimeoutMs = opts.writeTimeoutMs ?? SHIP_TIMEOUT_MS
-  const backoffMinMs = opts.backoffMinMs ?? SHIP_BACKOFF_MIN_MS
-  const backoffMaxMs = opts.backoffMaxMs ?? SHIP_BACKOFF_MAX_MS
   const ping = opts.ping ?? (opts.write ? null : (db: Db) => db.execute(sql`SELECT 1`))
   let shipping: Promise<void> | null = null
-  let failures = 0
-  let failingSince = 0
-  let retryAt = 0
+  const backoff = new Backoff(opts.backoffMinMs ?? SHIP_BACKOFF_MIN_MS, opts.backoffMaxMs ?? SHIP_BACKOFF_MAX_MS)
   let lastStoredAt: number | null = null
   let storedSinceStart = 0
   let lastScan = Date.now()
   let stopped = false
 
   function failed(error: unknown) {
-    if (failures === 0) failingSince = Date.now()
-    failures++
-    const wait = Math.min(backoffMaxMs, backoffMinMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4)
-    retryAt = Date.now() + wait
+    const wait = backoff.failed()
     const s = spool.status()
     // One short line per attempt while it fails, at most one every backoffMaxMs.
     log.warn('request log: shipping failed; entries stay in the journal', {
       error: briefError(error),
-      attempt: failures,
+      attempt: backoff.failures,
       retryInMs: Math.round(wait),
       journalBytes: s.bytes,
       segments: s.segments,
@@ -80,7 +74,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
 
   /** Ships one claim; true when it stored something (there may be more). */
   async function shipOnce(timeoutMs: number): Promise<boolean> {
-    if (failures > 0 && ping) {
+    if (backoff.failures > 0 && ping) {
       // The database was failing: ask it cheaply before reading and parsing segments for nothing.
       try {
         await withTimeout(
@@ -96,7 +90,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     if (!claim) return false
     const unreadable = claim.segments.reduce((n, s) => n + s.unreadable, 0)
     if (unreadable > 0) log.warn('request log: unreadable journal lines skipped (a torn write at a crash)', { lines: unreadable })
-    const rows = claim.rows.map(fromSpoolRow)
+    const rows = claim.rows.map(rowFromJournal)
     try {
       if (rows.length > 0)
         await withTimeout(
@@ -108,9 +102,8 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       failed(error)
       return false
     }
-    if (failures > 0) log.info('request log: shipping again', { afterFailures: failures, outageS: Math.round((Date.now() - failingSince) / 1000) })
-    failures = 0
-    retryAt = 0
+    const ended = backoff.succeeded()
+    if (ended) log.info('request log: shipping again', { afterFailures: ended.failures, outageS: Math.round(ended.outageMs / 1000) })
     lastStoredAt = Date.now()
     storedSinceStart += rows.length
     // Stored: the segments go (a crash before this ships them again, which stores nothing twice).
@@ -121,7 +114,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
   /** Ships until nothing sealed is left or a write fails; one run at a time. */
   function ship(timeoutMs = writeTimeoutMs): Promise<void> {
     if (shipping) return shipping
-    if (Date.now() < retryAt) return Promise.resolve()
+    if (!backoff.ready()) return Promise.resolve()
     shipping = (async () => {
       while (await shipOnce(timeoutMs)) {
         // catching up: the next claim at once
@@ -146,8 +139,8 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       pending: s.uncommitted,
       spooledBytes: s.bytes,
       dropped: s.dropped,
-      failures,
-      retryAt: retryAt > Date.now() ? retryAt : null,
+      failures: backoff.failures,
+      retryAt: backoff.nextAttemptAt(),
       spool: { state: 'on', ...s },
       shipper: { lagMs: s.oldestEntryAt === null ? 0 : Math.max(0, Date.now() - s.oldestEntryAt), lastStoredAt, storedSinceStart },
     }
@@ -161,7 +154,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     async flush() {
       await spool.seal()
       if (shipping) await shipping
-      retryAt = 0
+      backoff.retryNow()
       await ship()
     },
     async stop(deadlineMs = SHUTDOWN_SHIP_MS) {
@@ -175,10 +168,10 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       const left = Math.max(1, deadline - Date.now())
       await Promise.race([
         (shipping ?? Promise.resolve()).then(() => {
-          retryAt = 0
+          backoff.retryNow()
           return ship(Math.max(1, deadline - Date.now()))
         }),
-        sleep(left),
+        sleep(left, undefined, { ref: false }),
       ])
       const s = spool.status()
       if (s.segments > 0) log.warn('request log: entries left in the journal for the next start', { bytes: s.bytes, segments: s.segments, dir: s.dir })
@@ -192,5 +185,3 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
     status,
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())

@@ -29,8 +29,6 @@ import path from 'node:path'
 //   survives restarts and says since when it counts. A write that fails (a full disk) is cut back
 //   to the last committed length, so the lines counted as dropped are exactly the ones not on disk.
 
-export type SpoolRow = Record<string, unknown>
-
 /** Group commit: at most this long between an append and its fdatasync. */
 export const COMMIT_MS = 50
 /** … or as soon as this many lines wait. */
@@ -42,7 +40,8 @@ export const SEGMENT_MS = 1000
 
 export interface SpoolSegment {
   name: string
-  rows: SpoolRow[]
+  /** Each line as JSON.parse gives it back. */
+  rows: unknown[]
   /** Lines that could not be parsed (a torn last line after a crash), skipped. */
   unreadable: number
   bytes: number
@@ -50,7 +49,7 @@ export interface SpoolSegment {
 
 export interface SpoolClaim {
   segments: SpoolSegment[]
-  rows: SpoolRow[]
+  rows: unknown[]
   /** The rows are stored: delete the segments. */
   done(): Promise<void>
   /** The write failed: give the segments back for a later attempt. */
@@ -84,7 +83,7 @@ export interface SpoolOptions {
 export interface Spool {
   dir: string
   /** Queues one entry for the next group commit. O(1), no disk access. False when over budget (dropped and counted). */
-  append(row: SpoolRow): boolean
+  append(entry: object): boolean
   /** Writes and fdatasyncs the queued lines now (the group commit); resolves once they are durable. */
   commit(): Promise<void>
   /** The same, synchronously, for an exit that cannot wait. */
@@ -114,13 +113,13 @@ function processIsGone(pid: number): boolean {
 }
 
 /** Parses NDJSON; a line that does not parse (a torn tail) is counted, not fatal. */
-export function parseLines(text: string): { rows: SpoolRow[]; unreadable: number } {
-  const rows: SpoolRow[] = []
+export function parseLines(text: string): { rows: unknown[]; unreadable: number } {
+  const rows: unknown[] = []
   let unreadable = 0
   for (const line of text.split('\n')) {
     if (!line.trim()) continue
     try {
-      rows.push(JSON.parse(line) as SpoolRow)
+      rows.push(JSON.parse(line))
     } catch {
       unreadable++
     }
@@ -259,9 +258,9 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
 
   return {
     dir,
-    append(row) {
+    append(entry) {
       if (closed) return false
-      const line = JSON.stringify(row) + '\n'
+      const line = JSON.stringify(entry) + '\n'
       // Byte length of this line only: linear in the entry, not in the backlog.
       const bytes = Buffer.byteLength(line)
       if (diskBytes + queuedBytes + bytes > maxBytes) {

@@ -1,16 +1,18 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
 import { after } from 'next/server'
 import { config, type Config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { setRequestLogSink, type RequestLogEntry } from '@/lib/http/request-log'
+import { setRequestLogSink } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
-import { briefError, toRow as entryToRow, truncateIp } from '@/lib/request-log/row'
+import { processSlot } from '@/lib/process-slot'
+import { briefError, toRow, truncateIp } from '@/lib/request-log/row'
 import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
-import { withTimeout } from '@/lib/timeout'
+import { Backoff, withTimeout } from '@/lib/timeout'
 import { onShutdown } from '@/lib/shutdown'
 
 // The request log's sinks (dataset `requests`); docs/request-log.md.
@@ -45,13 +47,11 @@ const DROP_LOG_EVERY_MS = 60_000
 /** The shutdown flush's own deadline, after the in-flight requests' grace period. */
 export const SHUTDOWN_FLUSH_MS = 4000
 
-type Row = RequestLogRow
-
 export type { RequestLogWriter }
 
 export interface RequestLogWriterOptions {
   db: () => Promise<Db>
-  write?: (db: Db, rows: Row[]) => Promise<unknown>
+  write?: (db: Db, rows: RequestLogRow[]) => Promise<unknown>
   fullIp?: boolean
   /** Why there is no journal (shown in health). */
   offReason?: string
@@ -68,25 +68,20 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   const maxBuffered = opts.maxBuffered ?? MAX_BUFFERED
   const write = opts.write ?? writeRequestLog
   const writeTimeoutMs = opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS
-  const backoffMinMs = opts.backoffMinMs ?? BACKOFF_MIN_MS
-  const backoffMaxMs = opts.backoffMaxMs ?? BACKOFF_MAX_MS
-  let buffer: Row[] = []
+  let buffer: RequestLogRow[] = []
   /** The batches being written: not in `buffer`, not yet acknowledged. */
-  const inflight = new Set<Row[]>()
+  const inflight = new Set<RequestLogRow[]>()
   const running = new Set<Promise<void>>()
   const concurrency = Math.max(1, opts.concurrency ?? WRITE_CONCURRENCY)
   const inflightRows = () => [...inflight].flat()
   let dropped = 0
   let droppedLogged = 0
   let lastDropLog = 0
-  let failures = 0
-  let failingSince = 0
-  let retryAt = 0
+  const backoff = new Backoff(opts.backoffMinMs ?? BACKOFF_MIN_MS, opts.backoffMaxMs ?? BACKOFF_MAX_MS)
   let stopped = false
   let lastStoredAt: number | null = null
   let storedSinceStart = 0
 
-  const toRow = (e: RequestLogEntry): Row => entryToRow(e, opts.fullIp)
   /** Age of the oldest entry not yet stored: the first in flight, else the first buffered. */
   const lagMs = () => {
     const first = [...inflight][0]?.[0] ?? buffer[0]
@@ -109,26 +104,22 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     if (excess > 0) countDropped(buffer.splice(maxBuffered, excess).length)
   }
 
-  async function attempt(rows: Row[], timeoutMs: number): Promise<boolean> {
+  async function attempt(rows: RequestLogRow[], timeoutMs: number): Promise<boolean> {
     try {
       await withTimeout(
         opts.db().then((db) => write(db, rows)),
         timeoutMs,
       )
-      if (failures > 0) log.info('request log: writing again', { afterFailures: failures, outageS: Math.round((Date.now() - failingSince) / 1000) })
-      failures = 0
-      retryAt = 0
+      const ended = backoff.succeeded()
+      if (ended) log.info('request log: writing again', { afterFailures: ended.failures, outageS: Math.round(ended.outageMs / 1000) })
       lastStoredAt = Date.now()
       storedSinceStart += rows.length
       return true
     } catch (error) {
-      if (failures === 0) failingSince = Date.now()
-      failures++
-      const wait = Math.min(backoffMaxMs, backoffMinMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4)
-      retryAt = Date.now() + wait
+      const wait = backoff.failed()
       log.warn('request log: write failed; entries kept, retrying later', {
         error: briefError(error),
-        attempt: failures,
+        attempt: backoff.failures,
         retryInS: Math.round(wait / 100) / 10,
         pending: buffer.length + rows.length,
       })
@@ -137,7 +128,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   }
 
   async function writeOnce(timeoutMs = writeTimeoutMs, all = false) {
-    if (Date.now() < retryAt) return
+    if (!backoff.ready()) return
     if (buffer.length > 0) {
       const batch = all || buffer.length <= WRITE_MAX_ROWS ? buffer : buffer.slice(0, WRITE_MAX_ROWS)
       buffer = batch === buffer ? [] : buffer.slice(batch.length)
@@ -170,9 +161,8 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
     record(entry) {
       if (stopped) return
       if (buffer.length >= maxBuffered) return countDropped(1)
-      buffer.push(toRow(entry))
-      if (Date.now() >= retryAt && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency))
-        void flush()
+      buffer.push(toRow(entry, opts.fullIp))
+      if (backoff.ready() && (running.size === 0 ? buffer.length >= BATCH_ROWS : buffer.length >= CONCURRENT_ROWS && running.size < concurrency)) void flush()
     },
     flush: async () => {
       await Promise.all(running)
@@ -184,9 +174,9 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       const deadline = Date.now() + deadlineMs
       const left = () => Math.max(1, deadline - Date.now())
       // A write in flight may still be acknowledged in time; one more attempt for the rest.
-      if (running.size) await Promise.race([Promise.all(running), sleep(left())])
+      if (running.size) await Promise.race([Promise.all(running), sleep(left(), undefined, { ref: false })])
       if (running.size === 0 && buffer.length > 0) {
-        retryAt = 0
+        backoff.retryNow()
         await writeOnce(left(), true)
       }
       const unwritten = inflightRows().concat(buffer)
@@ -210,15 +200,13 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       pending: buffer.length + inflightRows().length,
       spooledBytes: 0,
       dropped,
-      failures,
-      retryAt: retryAt > Date.now() ? retryAt : null,
+      failures: backoff.failures,
+      retryAt: backoff.nextAttemptAt(),
       spool: { state: 'off', reason: opts.offReason ?? 'no journal directory' },
       shipper: { lagMs: lagMs(), lastStoredAt, storedSinceStart },
     }),
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
 
 /** The spool directory: REQUEST_LOG_SPOOL_DIR, else beside the PGlite data; none for an in-memory PGlite. */
 export function spoolDirOf(c: Pick<Config, 'REQUEST_LOG_SPOOL_DIR' | 'PGLITE_DIR'>): string | null {
@@ -227,12 +215,12 @@ export function spoolDirOf(c: Pick<Config, 'REQUEST_LOG_SPOOL_DIR' | 'PGLITE_DIR
   return path.join(path.dirname(path.resolve(c.PGLITE_DIR)), 'request-log-spool')
 }
 
-const SLOT = Symbol.for('utility-api.request-log-writer')
+const writerSlot = processSlot<RequestLogWriter>('request-log-writer')
 
 /** Registers the database sink for this process (once) and flushes it on shutdown. */
 export function startRequestLog(): RequestLogWriter {
-  const slot = globalThis as unknown as Record<symbol, RequestLogWriter | undefined>
-  if (slot[SLOT]) return slot[SLOT]
+  const started = writerSlot.get()
+  if (started) return started
   const db = async () => (await getReadyDatabase()).db
   const dir = spoolDirOf(config)
   let writer: RequestLogWriter | null = null
@@ -254,7 +242,7 @@ export function startRequestLog(): RequestLogWriter {
     }
   }
   const w = writer ?? createRequestLogWriter({ db, fullIp: config.LOG_FULL_IP, offReason })
-  slot[SLOT] = w
+  writerSlot.set(w)
   setRequestLogSink((entry) => {
     w.record(entry)
     if (viaAfter) {
@@ -274,7 +262,7 @@ export function startRequestLog(): RequestLogWriter {
 }
 
 /** This process's writer, if started. */
-export const requestLogWriter = (): RequestLogWriter | undefined => (globalThis as unknown as Record<symbol, RequestLogWriter | undefined>)[SLOT]
+export const requestLogWriter = (): RequestLogWriter | undefined => writerSlot.get()
 
 /** One line for the start-up summary (server.mjs): where entries go first, the budget, what waits. */
 export function describeRequestLog(): string {

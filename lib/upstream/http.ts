@@ -1,8 +1,9 @@
 import 'server-only'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { readCapped } from '@/lib/http/body'
-import { AppError } from '@/lib/errors'
+import { AppError, causeMessage } from '@/lib/errors'
 import { log } from '@/lib/log'
 
 // The one outbound HTTP path. Every adapter calls upstreamFetch/upstreamJson, never fetch: a
@@ -76,7 +77,6 @@ export interface UpstreamResponse {
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS'])
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function attempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
   const controller = new AbortController()
@@ -102,8 +102,7 @@ async function attempt(upstream: string, url: string, req: UpstreamRequest, time
   } catch (error) {
     if (error instanceof AppError) throw error
     if (controller.signal.aborted) throw new UpstreamTimeout(upstream, timeoutMs)
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)
-    throw new UpstreamUnreachable(upstream, cause)
+    throw new UpstreamUnreachable(upstream, causeMessage(error))
   } finally {
     clearTimeout(timer)
   }

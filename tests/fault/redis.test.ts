@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../../test-support/app'
-import { pollUntil, proxied, REDIS_URL, report, sleep } from '../../test-support/fault'
+import { pollUntil, proxied, REDIS_URL, report } from '../../test-support/fault'
 import { runLoad, stats } from '../../test-support/load'
 import type { TcpProxy } from '../../test-support/tcp-proxy'
 

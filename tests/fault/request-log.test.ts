@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../../test-support/app'
-import { DATABASE_URL, pollUntil, proxied, report, requestLogRows, sleep } from '../../test-support/fault'
+import { DATABASE_URL, pollUntil, proxied, report, requestLogRows } from '../../test-support/fault'
 import { runLoad, stats, type Sample } from '../../test-support/load'
 
 // The request log's journal (docs/request-log.md) against the built server under as much load as

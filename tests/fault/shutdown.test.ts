@@ -1,9 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { request as httpRequest, Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp } from '../../test-support/app'
 import { startFakeDoh } from '../../test-support/fake-doh'
 import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
-import { pollUntil, report, sleep } from '../../test-support/fault'
+import { pollUntil, report } from '../../test-support/fault'
 
 // SIGTERM while slow requests are in flight: every one completes with 200, a kept-alive connection
 // is told `Connection: close`, new connections are refused, and the process exits 0. With a grace

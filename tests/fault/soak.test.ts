@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +7,7 @@ import WebSocket from 'ws'
 import { startApp, type RunningApp } from '../../test-support/app'
 import { startFakeDoh } from '../../test-support/fake-doh'
 import { fixtureJson, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
-import { report, rssMb, sleep } from '../../test-support/fault'
+import { report, rssMb } from '../../test-support/fault'
 import { runLoad, stats } from '../../test-support/load'
 
 // Ninety seconds of mixed load (cheap operations, upstream-backed lookups, batches, errors, the

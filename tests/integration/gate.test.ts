@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createServer, type Server, type Socket } from 'node:net'
 import IORedis from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,7 +9,6 @@ import { freePort, startApp, type RunningApp } from '../../test-support/app'
 
 const REDIS_DB_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
 const get = (app: RunningApp, path: string, headers: Record<string, string> = {}) => fetch(`${app.url}${path}`, { headers })
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Fixed windows are aligned to multiples of the window: start a burst early in a fresh one. */
 async function atWindowStart(windowS: number, needS: number) {

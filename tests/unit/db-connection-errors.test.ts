@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, databaseConnectionErrors, type Database } from '@/lib/db/client'
@@ -10,7 +11,6 @@ import { ensureDatabase } from '@/scripts/ensure-database.mjs'
 // error (the reset) is what the caller gets, not the ROLLBACK's "not queryable".
 
 const url = testDatabaseUrl('connerr')
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe.skipIf(!url)('pg connection reset mid-transaction', () => {
   let proxy: TcpProxy

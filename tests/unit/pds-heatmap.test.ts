@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { collectBlobSizes } from '@/lib/pds/blobs'
 import { mapLimit } from '@/lib/pds/concurrency'
@@ -111,7 +112,7 @@ describe('mapLimit', () => {
     const out = await mapLimit([5, 1, 4, 2, 3, 0, 6], 3, async (n) => {
       inFlight++
       peak = Math.max(peak, inFlight)
-      await new Promise((r) => setTimeout(r, n))
+      await sleep(n)
       inFlight--
       return n * 10
     })
@@ -124,12 +125,12 @@ describe('mapLimit', () => {
     await expect(
       mapLimit([1, 2, 3, 4, 5, 6], 2, async (n) => {
         started.push(n)
-        await new Promise((r) => setTimeout(r, 1))
+        await sleep(1)
         if (n === 2) throw new Error('boom')
         return n
       }),
     ).rejects.toThrow('boom')
-    await new Promise((r) => setTimeout(r, 10))
+    await sleep(10)
     expect(started.length).toBeLessThanOrEqual(3)
   })
 })

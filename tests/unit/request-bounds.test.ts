@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { EventEmitter } from 'node:events'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
@@ -156,7 +157,7 @@ describe('circuit breaker', () => {
     expect(breaker.snapshot()).toMatchObject({ state: 'open', opened: 1 })
     for (let i = 0; i < 10; i++) await breaker.run(task, () => 'fallback')
     expect(calls).toBe(3) // not called while open
-    await new Promise((r) => setTimeout(r, 60))
+    await sleep(60)
     expect(breaker.isOpen()).toBe(true) // the probe failed: still open, longer interval
     healthy = true
     await expect.poll(() => breaker.isOpen(), { timeout: 1000 }).toBe(false)

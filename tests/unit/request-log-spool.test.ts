@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -23,7 +24,6 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 
 const entry = (requestId: string) => requestLogEntry({ requestId, time: new Date('2026-01-02T03:04:05Z') })
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.ndjson'))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A database stand-in: `down` fails writes at once, `hang` never answers; `written` holds request ids. */
 function fakeDb() {
@@ -176,6 +176,46 @@ describe('request log shipper', () => {
     expect(new Set(state.written).size).toBe(n)
     expect(state.written).toHaveLength(n) // each once
     expect(state.times.every((t) => t instanceof Date)).toBe(true) // dates survive the journal
+    expect(segments(dir)).toEqual([])
+  })
+
+  it('writes each entry as one JSON line of its row (the client network, not the address), and ships a line of that format as the row', async () => {
+    const dir = tempDir()
+    const stored: unknown[] = []
+    const write = (async (_db: Db, rows: unknown[]) => void stored.push(...rows)) as never
+    const log = createDurableRequestLog({ spool: journal(dir), db: async () => ({}) as Db, write, shipMs: 60_000 })
+    log.record(requestLogEntry({ requestId: 'new', time: new Date('2026-01-02T03:04:05Z'), clientIp: '203.0.113.77', userAgent: 'u'.repeat(1200) }))
+    log.abandon() // committed, not shipped
+    const [line] = readFileSync(path.join(dir, segments(dir)[0]), 'utf8')
+      .trim()
+      .split('\n')
+    const row = {
+      time: '2026-01-02T03:04:05.000Z',
+      requestId: 'new',
+      method: 'GET',
+      route: '/api/health',
+      query: '',
+      status: 200,
+      durationMs: 1,
+      clientIp: '203.0.113.0',
+      country: null,
+      userAgent: 'u'.repeat(1000),
+      referrer: null,
+      apiKeyPresent: false,
+      rateLimited: false,
+      mcpTool: null,
+    }
+    expect(JSON.parse(line)).toEqual(row)
+    // A journal left by an earlier start holds lines of the same format: shipped as rows, the time a Date again.
+    writeFileSync(path.join(dir, `${Date.now().toString(36)}-00aa.999999999.00bb.ready.ndjson`), JSON.stringify({ ...row, requestId: 'old' }) + '\n')
+    const next = createDurableRequestLog({ spool: journal(dir), db: async () => ({}) as Db, write, shipMs: 60_000 })
+    await next.flush()
+    await next.stop()
+    const shipped = [...stored].sort((a, b) => String((a as { requestId: string }).requestId).localeCompare((b as { requestId: string }).requestId))
+    expect(shipped).toEqual([
+      { ...row, requestId: 'new', time: new Date(row.time) },
+      { ...row, requestId: 'old', time: new Date(row.time) },
+    ])
     expect(segments(dir)).toEqual([])
   })
 

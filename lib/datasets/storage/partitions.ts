@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import type { Db } from '@/lib/db/client'
 import { rowsOf } from '@/lib/db/rows'
 import type { DatasetDef } from '@/lib/datasets/types'
+import { codedCause } from '@/lib/errors'
+import { log } from '@/lib/log'
 
 // Day partitions of the dataset tables and their rollups (drizzle/0002_partitions.sql made them
 // partitioned). maintainPartitions() creates each day's partition ahead of time and drains rows
@@ -39,19 +42,11 @@ export async function withLockRetries<T>(db: Db, work: (tx: Parameters<Parameter
         return work(tx)
       })
     } catch (error) {
-      const code = sqlState(error)
+      const code = codedCause(error)?.code
       if (attempt >= LOCK_ATTEMPTS || (code !== '55P03' && code !== '40P01')) throw error
-      await new Promise((r) => setTimeout(r, LOCK_RETRY_MS * attempt))
+      await sleep(LOCK_RETRY_MS * attempt)
     }
   }
-}
-
-function sqlState(error: unknown): string | undefined {
-  for (let e = error, i = 0; e && typeof e === 'object' && i < 5; e = (e as { cause?: unknown }).cause, i++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') return code
-  }
-  return undefined
 }
 
 export interface PartitionedTable {
