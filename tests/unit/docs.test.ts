@@ -107,7 +107,9 @@ describe('MCP tools in the documentation', () => {
   const number = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBERS.indexOf(word.toLowerCase()))
   /** Every "nine read-only tools", "all 9 tools", "the seven tools that read DNS or the PDS" in a document. */
   const counts = (file: string) =>
-    [...read(file).matchAll(new RegExp(`\\b(\\d+|${NUMBERS.join('|')})\\s+(?:read-only\\s+)?tools\\b(\\s+that\\s+read\\s+DNS\\s+or\\s+the\\s+PDS)?`, 'gi'))].map((m) => ({
+    [
+      ...read(file).matchAll(new RegExp(`\\b(\\d+|${NUMBERS.join('|')})\\s+(?:read-only\\s+)?tools\\b(\\s+that\\s+read\\s+DNS\\s+or\\s+the\\s+PDS)?`, 'gi')),
+    ].map((m) => ({
       phrase: m[0].replace(/\s+/g, ' '),
       count: number(m[1]),
       openWorldOnly: !!m[2],
