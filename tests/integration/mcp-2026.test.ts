@@ -13,7 +13,7 @@ import { fixture, startFakeUpstream, type FakeUpstream } from '../../test-suppor
 import { tools as registry } from '@/lib/mcp/tools'
 
 // /api/mcp at protocol revision 2026-07-28, next to the 2025 era it keeps serving. Each test quotes
-// the sentence of the specification it checks (modelcontextprotocol/modelcontextprotocol,
+// the sentence of the specification it checks (https://github.com/modelcontextprotocol/modelcontextprotocol,
 // docs/specification/2026-07-28/: changelog.mdx, basic/transports/streamable-http.mdx,
 // basic/versioning.mdx, server/discover.mdx, server/tools.mdx). The PDS behind the tools is the
 // loopback fake holding 10,000 repositories, of which the first 20 are active (the heatmap and blob
