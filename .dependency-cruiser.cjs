@@ -6,7 +6,7 @@
 //                   bodies, the operation and route envelope)
 //   infrastructure  lib/db (a leaf), lib/redis.ts, lib/upstream, lib/dns, lib/ratelimit, timeout,
 //                   circuit breaker, shutdown, drizzle/
-//   domains         the eleven API domains (lib/<domain>/), lib/datasets, lib/view (browser-safe)
+//   domains         the ten API domains (lib/<domain>/; health is a surface), lib/datasets, lib/view (browser-safe)
 //   surfaces        REST operations (lib/operations.ts), lib/openapi, lib/mcp, the query engine
 //                   (lib/query, lib/saved-views, lib/ingest, lib/access), lib/request-log,
 //                   lib/health, lib/jobs, lib/alerts

@@ -157,8 +157,8 @@ const EnvSchema = z.object({
   // Alerts (lib/alerts): saved views' conditions and domain-posture changes, sent to one webhook
   /** Where alert notifications are POSTed; unset, alerts are still recorded (delivery `disabled`). */
   ALERT_WEBHOOK_URL: optionalUrl,
-  /** Body format: json (generic), slack ({"text", "blocks"}), or auto (slack for a hooks.slack.com URL). */
-  ALERT_WEBHOOK_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'slack']).default('auto')),
+  /** The channel that shapes the body: json (generic), slack ({"text", "blocks"}), or auto (slack for a hooks.slack.com URL); lib/alerts/channels checks the name at start-up. */
+  ALERT_WEBHOOK_FORMAT: z.preprocess(emptyAsUndefined, z.string().default('auto')),
   /** After a notification of an alert, further changes of the same alert within this many seconds are recorded but not sent. */
   ALERT_COOLDOWN_S: int(1800, 0, 7 * 86_400),
   /** Attempts per notification within one run (with backoff); what is still undelivered is retried on the next run. */

@@ -22,11 +22,13 @@ async function startServices() {
     const { lockDirectory } = await import('@/lib/db/directory-lock')
     lockDirectory(config.PGLITE_DIR)
   }
-  // Settings that name datasets or jobs are checked by their rooms; a bad name stops start-up.
+  // Settings that name datasets, jobs or alert channels are checked by their rooms; a bad name stops start-up.
   const { checkRetentionSetting } = await import('@/lib/datasets/partitions')
   checkRetentionSetting(config)
   const { jobSchedules } = await import('@/lib/jobs/schedule')
   jobSchedules(config.JOB_SCHEDULES)
+  const { checkAlertChannelSetting } = await import('@/lib/alerts/channels')
+  checkAlertChannelSetting(config)
   // What server.mjs prints at start: the surfaces' addresses and what the process runs on.
   const { describeTarget } = await import('@/lib/db/client')
   const { accessMode } = await import('@/lib/access/policy')

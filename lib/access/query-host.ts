@@ -1,8 +1,8 @@
 import { config } from '@/lib/config'
 import { QUERY_HOME_HEADER } from '@/lib/http/headers'
 
-// QUERY_APP_HOST: on that host the query application owns the whole origin, so the spec's literal
-// paths (`/`, `/api/...`) work: the proxy rewrites them to /query/... and pages write their links
+// QUERY_APP_HOST: on that host the query application owns the whole origin, so its own paths
+// (`/`, `/api/...`) work at the root: the proxy rewrites them to /query/... and pages write their links
 // without the /query prefix (told by the proxy in QUERY_HOME_HEADER). Every other host keeps the public API at /api.
 
 export const QUERY_PREFIX = '/query'

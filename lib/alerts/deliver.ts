@@ -1,6 +1,8 @@
 import 'server-only'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
+import type { AlertRow } from '@/lib/alerts/channels/channel'
+import { alertChannel } from '@/lib/alerts/channels'
 import { config } from '@/lib/config'
 import type { Db } from '@/lib/db/client'
 import { parseTimestamp, rowsOf } from '@/lib/db/rows'
@@ -8,7 +10,8 @@ import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { UpstreamStatus, upstreamFetch } from '@/lib/upstream/http'
 
-// Webhook delivery of the alerts dataset's pending rows, through the one upstream HTTP module.
+// Webhook delivery of the alerts dataset's pending rows, through the one upstream HTTP module, each
+// body shaped by the alert channel ALERT_WEBHOOK_FORMAT chooses (lib/alerts/channels).
 // A row is `pending` from the moment it is recorded until the receiver answers 2xx; each attempt
 // (when, HTTP status or error, how long) is appended to its `attempt_log`. Within one run a
 // notification gets ALERT_DELIVERY_ATTEMPTS attempts with exponential backoff, all inside
@@ -17,24 +20,6 @@ import { UpstreamStatus, upstreamFetch } from '@/lib/upstream/http'
 // notification is never sent twice by two runs at once.
 
 export const WEBHOOK_UPSTREAM = 'alert webhook'
-export type WebhookFormat = 'json' | 'slack'
-
-export interface AlertRow {
-  id: number
-  at: string
-  kind: string
-  event: string
-  alertKey: string
-  name: string
-  dataset: string | null
-  metric: string | null
-  op: string | null
-  threshold: number | null
-  value: number | null
-  windowMinutes: number | null
-  summary: string
-  link: string | null
-}
 
 export interface Attempt {
   at: string
@@ -44,55 +29,10 @@ export interface Attempt {
   ms: number
 }
 
-/** json or slack: ALERT_WEBHOOK_FORMAT, or with `auto` slack for a Slack incoming-webhook URL. */
-export function webhookFormat(url: string, setting: 'auto' | 'json' | 'slack' = config.ALERT_WEBHOOK_FORMAT): WebhookFormat {
-  if (setting !== 'auto') return setting
-  try {
-    return new URL(url).hostname === 'hooks.slack.com' ? 'slack' : 'json'
-  } catch {
-    return 'json'
-  }
-}
-
-const EVENT_TITLES: Record<string, string> = { fired: 'FIRING', resolved: 'RESOLVED', changed: 'CHANGED' }
-
-/** The request body of one notification. */
-export function webhookBody(alert: AlertRow, format: WebhookFormat): Record<string, unknown> {
-  if (format === 'slack') {
-    const title = `${EVENT_TITLES[alert.event] ?? alert.event.toUpperCase()}: ${alert.name}`
-    const context = [`${alert.kind === 'posture' ? 'Domain posture' : 'Saved view'} · ${alert.at}`, ...(alert.link ? [`<${alert.link}|Open>`] : [])].join(' · ')
-    return {
-      text: `${title}: ${alert.summary}`,
-      blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: `*${escapeSlack(title)}*\n${escapeSlack(alert.summary)}` } },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: context }] },
-      ],
-    }
-  }
-  return {
-    id: alert.id,
-    at: alert.at,
-    kind: alert.kind,
-    event: alert.event,
-    key: alert.alertKey,
-    name: alert.name,
-    summary: alert.summary,
-    ...(alert.kind === 'condition'
-      ? {
-          condition: { dataset: alert.dataset, metric: alert.metric, op: alert.op, threshold: alert.threshold, windowMinutes: alert.windowMinutes },
-          value: alert.value,
-        }
-      : {}),
-    link: alert.link,
-  }
-}
-
-/** Slack's mrkdwn reads &, < and > as markup. */
-const escapeSlack = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
-
 export interface DeliveryOptions {
   url?: string
-  format?: 'auto' | 'json' | 'slack'
+  /** The channel's name, or auto (ALERT_WEBHOOK_FORMAT by default). */
+  format?: string
   attempts?: number
   budgetMs?: number
   /** Backoff before the second attempt; doubled for each next one. */
@@ -132,7 +72,7 @@ export async function deliverPending(db: Db, link: (row: Row) => string | null, 
   const deadline = now() + budgetMs
   const result: DeliveryResult = { delivered: 0, failed: 0, pending: 0, attempts: 0 }
   if (!url) return result
-  const format = webhookFormat(url, opts.format)
+  const channel = alertChannel(url, opts.format)
   const pending = rowsOf(
     await db.execute(
       sql`SELECT "id", "at", "at"::text AS "at_key", "kind", "event", "alert_key", "name", "dataset", "metric", "op", "threshold", "value", "window_minutes", "summary" FROM "alerts" WHERE "delivery" = 'pending' ORDER BY "at", "id" LIMIT ${opts.limit ?? 100}`,
@@ -160,7 +100,7 @@ export async function deliverPending(db: Db, link: (row: Row) => string | null, 
       summary: String(r.summary),
       link: link(r),
     }
-    const body = JSON.stringify(webhookBody(alert, format))
+    const body = JSON.stringify(channel.body(alert))
     const attempts: Attempt[] = []
     for (let n = 0; n < maxAttempts; n++) {
       if (n > 0) {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 // Our blog DTOs keep Ghost's snake_case field names: existing dashboard clients read them that way
-// (`next_page`, `published_at`), and the spec fixes the author fields in that form.
+// (`next_page`, `published_at`), the author fields included.
 
 /** Ghost slugs are lower-case ASCII words joined by hyphens; ids are 24 hex digits (also matched). */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,189}[a-z0-9])?$/

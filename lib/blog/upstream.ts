@@ -115,7 +115,7 @@ export async function fetchPost(idOrSlug: string): Promise<BlogPost | null> {
   return post ? reshapePost(post) : null
 }
 
-/** Exactly the spec's author fields, in its order; the schema already turned absent fields into null. */
+/** Exactly the author fields existing clients read (BlogAuthor), in that order; the schema already turned absent fields into null. */
 export function reshapeAuthor(a: z.output<typeof GhostAuthorsPayload>['authors'][number]): BlogAuthor {
   const optional = Object.fromEntries(AUTHOR_OPTIONAL_FIELDS.map((f) => [f, a[f]]))
   return { id: a.id, name: a.name, slug: a.slug, url: a.url, ...optional }

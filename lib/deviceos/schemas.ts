@@ -49,7 +49,8 @@ export const DeviceOsVersion = z
     updateRequired: z.boolean().nullable().meta({ description: '`latestVersion` is higher than `currentOSVersion`; null when no current version was given' }),
     errorMessage: z.string().nullable().meta({ description: 'Null on success' }),
     support: Support,
-    // Beyond the spec: always sent, declared optional so the required set stays the spec's.
+    // Beyond the fields existing clients were promised: always sent, declared optional so the required
+    // set stays the one they rely on.
     build: z
       .string()
       .optional()

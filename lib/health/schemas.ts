@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { JOB_NAMES } from '@/lib/jobs/names'
 
 export const HealthQuery = z.object({
   probe: z.enum(['ready', 'live']).optional().meta({
@@ -79,10 +80,12 @@ export const HealthResult = z
     checks: z
       .record(z.string(), HealthCheck)
       .meta({ description: 'Per dependency: the rate-limit store, the database, the request log. Empty for `probe=live`.' }),
-    jobs: z.record(z.string(), JobHealth).optional().meta({
-      description:
-        'Per scheduled job (message-center-publish, message-center-dedupe, domain-posture, partition-maintenance, alerts): its last success and whether it is overdue; read from the job_runs history. Absent for `probe=live` and when the history cannot be read within a second. An overdue job does not change `status`.',
-    }),
+    jobs: z
+      .record(z.string(), JobHealth)
+      .optional()
+      .meta({
+        description: `Per scheduled job (${JOB_NAMES.join(', ')}): its last success and whether it is overdue; read from the job_runs history. Absent for \`probe=live\` and when the history cannot be read within a second. An overdue job does not change \`status\`.`,
+      }),
   })
   .meta({ id: 'HealthResult' })
 export type HealthResult = z.infer<typeof HealthResult>

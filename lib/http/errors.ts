@@ -1,11 +1,12 @@
 import { z } from 'zod'
 
-// The wire shapes the spec fixes per operation for an AppError (lib/errors.ts).
+// The wire shapes of an AppError (lib/errors.ts), per operation: existing clients of some operations
+// read a shape of their own.
 import { ERROR_STATUS, type ErrorCode } from '@/lib/errors'
 
 const requestId = z.string().meta({ description: 'Id of the request; also in the X-Request-Id header and the logs.' })
 
-// Wire shapes. `envelope` is the default; the others are fixed by the spec for their operations.
+// Wire shapes. `envelope` is the default; the others are the shapes existing clients of their operations read.
 export const ErrorEnvelope = z
   .object({
     error: z.object({
@@ -14,7 +15,7 @@ export const ErrorEnvelope = z
       requestId,
     }),
   })
-  .meta({ id: 'ErrorEnvelope', description: 'Error body of every operation whose shape the spec does not fix.' })
+  .meta({ id: 'ErrorEnvelope', description: 'Error body of every operation that has no error shape of its own.' })
 
 export const StatusMessageError = z
   .object({ status: z.literal('error'), message: z.string(), requestId: requestId.optional() })

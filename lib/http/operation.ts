@@ -69,7 +69,7 @@ export interface Operation<
   }
   /** Error codes this operation can answer with, beyond 400 (inputs), 403 (internal), 429 and 500. */
   errors?: ErrorCode[]
-  /** Wire shape of this operation's errors; the spec fixes it for some operations. */
+  /** Wire shape of this operation's errors, where its existing clients read one of their own. */
   errorFormat?: ErrorFormat
   /** Requires the x-tc-api-key header. */
   internal?: boolean

@@ -10,7 +10,7 @@ import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSON
 // - `[]` is one Invalid Request error (JSON-RPC 2.0 §6), a batch's answer is always an array, and a
 //   request id repeated within a batch is answered -32600 after its first use.
 
-/** The version a request without MCP-Protocol-Version is taken to speak (the transport spec's rule). */
+/** The version a request without MCP-Protocol-Version is taken to speak (the transport specification's rule: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports). */
 export const ASSUMED_PROTOCOL_VERSION = '2025-03-26'
 const BATCH_VERSIONS = new Set(['2025-03-26'])
 

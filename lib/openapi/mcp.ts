@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { ErrorEnvelope } from '@/lib/http/errors'
+import { tools as registeredTools } from '@/lib/mcp/tools'
 import { answersByStatus, type Examples, type RecordedAnswer } from '@/lib/openapi/examples'
 
 // /api/mcp in the OpenAPI document: the HTTP envelope only. The tools themselves, with their input
@@ -108,7 +109,8 @@ const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, example
 })
 
 const DESCRIPTION = [
-  'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). Nine read-only tools over the same services as this API; `tools/list` gives their input and output schemas.',
+  'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). ' +
+    `${registeredTools.length} read-only tools over the same services as this API; \`tools/list\` gives their input and output schemas.`,
   "Protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26 as described here; revision 2026-07-28 (no `initialize`, the protocol version and client capabilities in each request's `_meta`, the `Mcp-Method` and `Mcp-Name` headers) on the same path, where a request that sets its own log level gets an event stream: see docs/mcp.md.",
   'Requests need `Content-Type: application/json` and an `Accept` that admits `application/json` (`application/json, text/event-stream` as the transport specification asks, or `*/*`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), and their answer is always an array. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',

@@ -32,7 +32,7 @@ import {
 
 // The query application's data side: runs a checked filter over one dataset's time range and
 // builds dashboard aggregations. Every statement runs read-only, as the SELECT-only role query_ro,
-// with a statement timeout (lib/db/client.ts readOnly; stack.md §7; style.md §3.9).
+// with a statement timeout (lib/db/client.ts readOnly), so no filter can write or hold the database.
 //
 // A page of rows and its count run concurrently. Keyset paging ("next page": rows before the last
 // one's (time, id)) costs the same on page 500 as on page 1; offsets remain for jumps. Counts are

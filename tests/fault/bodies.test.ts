@@ -58,8 +58,8 @@ describe('twenty concurrent 10 MiB bodies', () => {
       probes.map((s) => s.ms),
       99,
     )
-    // The number is 100 ms; on a loaded shared machine the same probe may already be slower
-    // before the storm, so the bound is 100 ms or twice that baseline plus 50 ms, whichever is larger.
+    // The goal is a p99 of 100 ms for other routes while the bodies stream in; on a loaded shared
+    // machine the same probe may already be slower before the storm, so the bound is 100 ms or twice that baseline plus 50 ms, whichever is larger.
     const bound = Math.max(100, 2 * p99Baseline + 50)
     report('20 concurrent 10 MiB bodies', {
       statuses: [...new Set(answers.map((a) => a.status))],

@@ -114,7 +114,7 @@ describe('blog', () => {
     expect(none.body).toMatchObject({ posts: [], next_page: null })
   })
 
-  it('GET /api/blog/authors gives every author with exactly the spec fields', async () => {
+  it('GET /api/blog/authors gives every author with exactly the fields of BlogAuthor', async () => {
     const { status, body } = await call(app, contract, '/api/blog/authors')
     expect(status).toBe(200)
     expect(body.authors).toHaveLength(2)

@@ -84,7 +84,7 @@ describe('GET /api/deviceosversion/{deviceModel}', () => {
     expect(gdmfCalls() - before).toBe(1)
   })
 
-  it('returns the spec record with the highest version for an iPhone', async () => {
+  it('returns the record with the highest version for an iPhone', async () => {
     const r = await get(app, 'iPhone15,2')
     expect(r.body).toMatchObject({
       deviceModel: 'iPhone15,2',

@@ -62,7 +62,7 @@ describe('methods a path does not answer', () => {
 })
 
 describe('request bodies', () => {
-  // POST /api/ipcheck answers errors as {status: 'error', message} (the spec fixes its shape).
+  // POST /api/ipcheck answers errors as {status: 'error', message} (the shape its clients read).
   const post = (body: string, type?: string) => fetch(`${app.url}/api/ipcheck`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body })
 
   it.each(['text/plain', 'application/x-www-form-urlencoded'])('a %s body is a 415 in the operation shape', async (type) => {

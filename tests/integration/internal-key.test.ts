@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../../test-support/app'
 
 // The internal-key gate through real HTTP, on both internal operations: the proxy refuses before
-// any work is done, with the spec's `{error}` body, and no CORS permission is ever granted.
+// any work is done, with the `{error}` body of those operations, and no CORS permission is ever granted.
 
 const OPS = ['/api/office/messagecenter/deduplicate', '/api/office/messagecenter/publish']
 const post = (app: RunningApp, path: string, headers: Record<string, string> = {}) => fetch(`${app.url}${path}`, { method: 'POST', headers })

@@ -94,7 +94,7 @@ afterAll(async () => {
 })
 
 describe('GET /api/ipcheck', () => {
-  it('returns the spec result for 24.48.0.1, asking ip-api for exactly the needed fields', async () => {
+  it('returns the result for 24.48.0.1, asking ip-api for exactly the needed fields', async () => {
     const r = await get('?ip=24.48.0.1')
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({

@@ -10,9 +10,10 @@ import { loadZones } from '../../test-support/dns-zones'
 import { answerQuery } from '../../test-support/fake-doh'
 import { blobRef, createFakePds, postRecord, type FakeAccount } from '../../test-support/fake-pds'
 import { fixture, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
+import { tools as registry } from '@/lib/mcp/tools'
 
 // /api/mcp at protocol revision 2026-07-28, next to the 2025 era it keeps serving. Each test quotes
-// the sentence of the specification it checks (modelcontextprotocol/modelcontextprotocol,
+// the sentence of the specification it checks (https://github.com/modelcontextprotocol/modelcontextprotocol,
 // docs/specification/2026-07-28/: changelog.mdx, basic/transports/streamable-http.mdx,
 // basic/versioning.mdx, server/discover.mdx, server/tools.mdx). The PDS behind the tools is the
 // loopback fake holding 10,000 repositories, of which the first 20 are active (the heatmap and blob
@@ -21,17 +22,8 @@ import { fixture, startFakeUpstream, type FakeUpstream } from '../../test-suppor
 const MODERN = '2026-07-28'
 const REPOS = 10_000
 const ACTIVE = 20
-const TOOL_NAMES = [
-  'check_api_health',
-  'check_domain_health',
-  'get_pds_blob_storage_usage',
-  'get_pds_blob_storage_usage_for_did',
-  'get_pds_bsky_heatmap',
-  'get_pds_repos',
-  'list_domains',
-  'list_policies',
-  'verify_pds_handle_availability',
-]
+// Every tool of the registry, sorted by name as tools/list lists them.
+const TOOL_NAMES = registry.map((t) => t.name).sort()
 const YEAR = new Date().getUTCFullYear()
 const YEAR_START = Date.UTC(YEAR, 0, 1)
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
@@ -478,7 +470,7 @@ describe('real clients', () => {
     verify_pds_handle_availability: { handle: 'newuser.bsky.social' },
   }
 
-  it('the v2 SDK client (@modelcontextprotocol/client) pinned to 2026-07-28 lists and calls all nine tools', async () => {
+  it('the v2 SDK client (@modelcontextprotocol/client) pinned to 2026-07-28 lists and calls every tool', async () => {
     const client = new ModernClient({ name: 'mcp-2026-itest', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } })
     await client.connect(new ModernTransport(new URL('/api/mcp', app.url)))
     try {
@@ -515,7 +507,7 @@ describe('real clients', () => {
         .stdout,
     )
 
-  it('the Inspector CLI (a 2025-era client) lists and calls all nine tools', async () => {
+  it('the Inspector CLI (a 2025-era client) lists and calls every tool', async () => {
     const { tools } = await cli('--method', 'tools/list')
     expect(tools.map((t: { name: string }) => t.name)).toEqual(TOOL_NAMES)
     for (const name of TOOL_NAMES) {

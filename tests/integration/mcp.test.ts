@@ -15,23 +15,15 @@ import { answerQuery } from '../../test-support/fake-doh'
 import { blobRef, createFakePds, postRecord } from '../../test-support/fake-pds'
 import { fixture, sendJson, startFakeUpstream, type FakeUpstream } from '../../test-support/fake-upstream'
 import { loadContract } from '../../test-support/openapi'
+import { tools as registry } from '@/lib/mcp/tools'
 
 // The MCP tool server in the built app: the SDK's client over its streamable HTTP transport, and raw
 // HTTP for the transport's edges. Upstreams are fakes on loopback: a DoH resolver answering from
 // the zone fixtures, an MTA-STS policy host, and a PDS with its PLC directory.
 
-// Listed sorted by name (a deterministic order, as revision 2026-07-28 asks; one registry for both eras).
-const TOOLS = [
-  'check_api_health',
-  'check_domain_health',
-  'get_pds_blob_storage_usage',
-  'get_pds_blob_storage_usage_for_did',
-  'get_pds_bsky_heatmap',
-  'get_pds_repos',
-  'list_domains',
-  'list_policies',
-  'verify_pds_handle_availability',
-]
+// Every tool of the registry, listed sorted by name (a deterministic order, as revision 2026-07-28 asks;
+// one registry for both eras).
+const TOOLS = registry.map((t) => t.name).sort()
 const OFFLINE_TOOLS = ['check_api_health', 'list_policies']
 
 const B32 = 'abcdefghijklmnopqrstuvwxyz234567'
@@ -259,7 +251,7 @@ describe('initialize and tools/list', () => {
     }
   })
 
-  it('lists exactly the nine tools with titles, descriptions, strict input schemas and output schemas', async () => {
+  it('lists exactly the tools of the registry with titles, descriptions, strict input schemas and output schemas', async () => {
     const { tools } = await client.listTools()
     listed = new Map(tools.map((t) => [t.name, t]))
     expect(tools.map((t) => t.name)).toEqual(TOOLS)
@@ -442,13 +434,17 @@ describe('protocol errors', () => {
     const error = await client.callTool({ name: 'fetch_tophhie_cloud_policies', arguments: {} }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(-32602)
-    expect((error as McpError).message).toContain('Unknown tool: fetch_tophhie_cloud_policies. tools/list lists the 9 tools of this server.')
+    expect((error as McpError).message).toContain(`Unknown tool: fetch_tophhie_cloud_policies. tools/list lists the ${registry.length} tools of this server.`)
   })
 
   it('answers an unknown tool over raw HTTP with the error object', async () => {
     const r = await rpc({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'nope', arguments: {} } })
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Unknown tool: nope. tools/list lists the 9 tools of this server.' } })
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'x',
+      error: { code: -32602, message: `Unknown tool: nope. tools/list lists the ${registry.length} tools of this server.` },
+    })
     expectDocumented(r)
   })
 

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Condition, describeCondition, isMet } from '@/lib/saved-views/condition'
-import { webhookBody, webhookFormat } from '@/lib/alerts/deliver'
 import { decide, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
 import type { Database } from '@/lib/db/client'
 import { write as writeRequests } from '@/lib/datasets/requests/store'
@@ -99,39 +98,6 @@ describe('alert conditions (pure)', () => {
     expect(decide(true, heldBack, at(30), opts)).toEqual({ event: 'fired', delivery: 'pending' })
     expect(decide(false, heldBack, at(20), opts)).toEqual({ event: 'resolved', delivery: 'suppressed' })
     expect(decide(true, none, at(0), { ...opts, webhook: false })).toEqual({ event: 'fired', delivery: 'disabled' })
-  })
-
-  it('chooses the body: generic JSON, or Slack {text, blocks} by setting or by a Slack hooks URL', () => {
-    expect(webhookFormat('https://hooks.slack.com/services/T0/B0/x', 'auto')).toBe('slack')
-    expect(webhookFormat('https://example.com/hook', 'auto')).toBe('json')
-    expect(webhookFormat('https://example.com/hook', 'slack')).toBe('slack')
-    const alert = {
-      id: 1,
-      at: '2026-11-24T10:00:00.000Z',
-      kind: 'condition',
-      event: 'fired',
-      alertKey: 'view:x',
-      name: 'API <errors>',
-      dataset: 'requests',
-      metric: 'error_rate',
-      op: 'above',
-      threshold: 0.05,
-      value: 0.5,
-      windowMinutes: 15,
-      summary: 'Summary & more',
-      link: 'http://127.0.0.1/query?dataset=requests',
-    }
-    const slack = webhookBody(alert, 'slack') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> }
-    expect(slack.text).toBe('FIRING: API <errors>: Summary & more')
-    expect(slack.blocks[0].text!.text).toBe('*FIRING: API &lt;errors&gt;*\nSummary &amp; more')
-    expect(slack.blocks[1].type).toBe('context')
-    expect(webhookBody(alert, 'json')).toMatchObject({
-      kind: 'condition',
-      event: 'fired',
-      key: 'view:x',
-      value: 0.5,
-      condition: { metric: 'error_rate', threshold: 0.05, windowMinutes: 15 },
-    })
   })
 })
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { convertId, convertIds, objectIdToSid, sidToObjectId } from '@/lib/directory/convert-id'
 
-// Vectors from the reference API's documentation (prior-art.md §2.5).
+// Entra object IDs and their SIDs: S-1-12-1- and the GUID's bytes in Windows order (the first three
+// fields little-endian) read as four little-endian 32-bit numbers.
 const VECTORS = [
   ['e06e3596-82c0-4f31-ac5a-439a308e3dc2', 'S-1-12-1-3765319062-1328644800-2588105388-3258814000'],
   ['f82d79af-1278-4894-ac01-d90e30875cf8', 'S-1-12-1-4163729839-1217663608-249102764-4166813488'],

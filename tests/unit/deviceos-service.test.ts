@@ -28,7 +28,7 @@ const rejection = (p: Promise<unknown>) =>
   )
 
 describe('getDeviceOsVersion', () => {
-  it('returns the spec record for an iPhone without asking SOFA', async () => {
+  it('returns the record for an iPhone without asking SOFA', async () => {
     const d = deps()
     const r = await getDeviceOsVersion('iPhone15,2', {}, d)
     expect(DeviceOsVersion.safeParse(r).success).toBe(true)

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { configKeys } from '@/lib/config'
+import { tools } from '@/lib/mcp/tools'
 
 // A variable the code reads but the docs do not mention is a variable nobody can set.
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
@@ -96,6 +97,42 @@ describe('documentation links', () => {
   it('the README links every document in docs/', () => {
     const linked = new Set(relativeLinks('README.md').map(({ path }) => path))
     expect(docFiles.filter((f) => f !== 'README.md' && !linked.has(f))).toEqual([])
+  })
+})
+
+// The tool registry is the truth about the MCP tools; prose that counts them or a table that lists
+// them is checked against it, so a new tool cannot leave the documents behind.
+describe('MCP tools in the documentation', () => {
+  const NUMBERS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve']
+  const number = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBERS.indexOf(word.toLowerCase()))
+  /** Every "nine read-only tools", "all 9 tools", "the seven tools that read DNS or the PDS" in a document. */
+  const counts = (file: string) =>
+    [
+      ...read(file).matchAll(new RegExp(`\\b(\\d+|${NUMBERS.join('|')})\\s+(?:read-only\\s+)?tools\\b(\\s+that\\s+read\\s+DNS\\s+or\\s+the\\s+PDS)?`, 'gi')),
+    ].map((m) => ({
+      phrase: m[0].replace(/\s+/g, ' '),
+      count: number(m[1]),
+      openWorldOnly: !!m[2],
+    }))
+  const names = (list: readonly { name: string }[]) => list.map((t) => t.name).sort()
+
+  it.each(['README.md', 'docs/mcp.md'])('every count of tools in %s is the number the registry has', (file) => {
+    const wrong = counts(file)
+      .filter(({ count, openWorldOnly }) => count !== (openWorldOnly ? tools.filter((t) => t.openWorld).length : tools.length))
+      .map(({ phrase }) => phrase)
+    expect(wrong).toEqual([])
+  })
+
+  it('docs/mcp.md counts the tools (so the check above has something to check)', () => {
+    expect(counts('docs/mcp.md').length).toBeGreaterThan(0)
+  })
+
+  it("docs/mcp.md's tool table lists exactly the registry's tools", () => {
+    const section = read('docs/mcp.md')
+      .split(/^## /m)
+      .find((s) => s.startsWith('Tools\n'))
+    const rows = [...(section ?? '').matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => ({ name: m[1] }))
+    expect(names(rows)).toEqual(names(tools))
   })
 })
 

@@ -49,7 +49,7 @@ describe('TIDs', () => {
     expect([...tids].sort()).toEqual(tids)
   })
 
-  it.each(['3jzfcijpj2z2a', '7777777777777', '3zzzzzzzzzzzz'])('accepts the spec example %s', (tid) => {
+  it.each(['3jzfcijpj2z2a', '7777777777777', '3zzzzzzzzzzzz'])('accepts the example %s of https://atproto.com/specs/tid', (tid) => {
     expect(isTid(tid)).toBe(true)
     expect(tidTimeMs(tid)).not.toBeNull()
   })

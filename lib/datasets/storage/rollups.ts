@@ -28,7 +28,7 @@ import { rollupTable } from '@/lib/datasets/storage/columns'
 // any range is answered exactly as the rows would, not only whole minutes.
 //
 // The minute grain keeps the totals (one row per minute: the duration histogram is kept per hour)
-// and the low-cardinality dimensions only. High-cardinality dimensions (the spec's `hourOnly`) are
+// and the low-cardinality dimensions only. High-cardinality dimensions (a rollup's `hourOnly`) are
 // kept per hour, each hour's list capped at `topPerHour` values of the written batch, the rest
 // summed into one grain 'other' row. For them the exactness above does not hold: a top list read
 // from capped hours is approximate once an 'other' row in its range counts a left-out row (the
