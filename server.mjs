@@ -10,7 +10,7 @@ import v8 from 'node:v8'
 import next from 'next'
 import { drainOnSignals } from './server/drain.mjs'
 import { processSlotKey } from './server/process-slot.mjs'
-import { answerClientError, answerForeignTarget, capRequestBody, originFormTarget } from './server/transport.mjs'
+import { answerClientError, answerForeignTarget, capRequestBody, originFormTarget, ownAuthorities } from './server/transport.mjs'
 
 // Sizing on the embedded defaults (no DATABASE_URL: one process, PGlite inside it), measured with
 // the bench scenario `memory` (docs/benchmarks.md):
@@ -74,8 +74,9 @@ await app.prepare()
 // The application's start-up (instrumentation.ts) registers its summary; wait briefly for it.
 for (let i = 0; i < 200 && !globalThis[STARTUP_SUMMARY]; i++) await sleep(25)
 
+const ownHosts = ownAuthorities({ hostname, port, publicBaseUrl: process.env.PUBLIC_BASE_URL, queryAppHost: process.env.QUERY_APP_HOST })
 const server = http.createServer((req, res) => {
-  const target = originFormTarget(req.url, req.headers.host)
+  const target = originFormTarget(req, ownHosts)
   if (target === null) return answerForeignTarget(req.socket)
   req.url = target
   req.headers[CONNECTION_IP_HEADER] = req.socket.remoteAddress ?? ''

@@ -27,25 +27,40 @@ function rawErrorResponse(status, errorCode, message, requestId) {
 
 /**
  * The origin-form target (RFC 9112 §3.2) of a request. A client may send the absolute form
- * (`GET http://host/path`); for the host its Host header names, that is the same request and only
- * the path and query go on. For any other authority it is a proxy request this server must neither
+ * (`GET http://host/path`); when its authority is one of this server's own (`ownHosts`: the
+ * listening address, loopback, PUBLIC_BASE_URL, QUERY_APP_HOST) that authority stands for Host and
+ * only the path and query go on. Any other authority is a proxy request this server must neither
  * serve nor redirect to: null, answered 400 by answerForeignTarget.
  */
-export function originFormTarget(url, host) {
-  if (url.startsWith('/') || url === '*') return url
+export function originFormTarget(req, ownHosts) {
+  if (req.url.startsWith('/') || req.url === '*') return req.url
   let target
   try {
-    target = new URL(url)
+    target = new URL(req.url)
   } catch {
     return null
   }
-  const sameHost = typeof host === 'string' && target.host.toLowerCase() === host.toLowerCase()
-  return ['http:', 'https:'].includes(target.protocol) && sameHost ? `${target.pathname}${target.search}` : null
+  if (!['http:', 'https:'].includes(target.protocol) || !ownHosts.has(target.host.toLowerCase())) return null
+  req.headers.host = target.host
+  return `${target.pathname}${target.search}`
+}
+
+/** The authorities (host[:port], as URL.host spells them) an absolute-form target may name. */
+export function ownAuthorities({ hostname, port, publicBaseUrl, queryAppHost }) {
+  const hosts = ['localhost', '127.0.0.1', '[::1]', hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname].map((h) => `${h}:${port}`)
+  for (const url of [publicBaseUrl, queryAppHost && `http://${queryAppHost}`]) {
+    try {
+      if (url) hosts.push(new URL(url).host)
+    } catch {
+      // a malformed setting is the application's to report
+    }
+  }
+  return new Set(hosts.map((h) => h.toLowerCase()))
 }
 
 /** The 400 for a request target naming another host, in the envelope, closing the connection. */
 export function answerForeignTarget(socket, requestId = randomUUID()) {
-  socket.end(rawErrorResponse(400, 'invalid_input', 'The request target names another host: send the path only, with that host in Host.', requestId))
+  socket.end(rawErrorResponse(400, 'invalid_input', 'The request target names a host this server does not serve; send the path only (origin form).', requestId))
 }
 
 /** server.on('clientError') handler. */

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { IncomingMessage } from 'node:http'
 import { EventEmitter } from 'node:events'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
@@ -6,7 +7,7 @@ import { jsonDepth, JSON_MAX_DEPTH, parseJsonText, readBody, readJsonBody } from
 import { ERROR_STATUS } from '@/lib/errors'
 import { acceptsJson, frame } from '@/lib/mcp/framing'
 import { createBreaker } from '@/lib/circuit-breaker'
-import { capRequestBody, clientErrorResponse, originFormTarget, TRANSPORT_ERRORS } from '@/server/transport.mjs'
+import { capRequestBody, clientErrorResponse, originFormTarget, ownAuthorities, TRANSPORT_ERRORS } from '@/server/transport.mjs'
 
 // Input bounds and protocol framing, piece by piece; the fault stage drives them through the server.
 
@@ -62,13 +63,21 @@ describe('request bodies', () => {
 })
 
 describe('server.mjs transport', () => {
-  it('reduces an absolute-form target for its own host to the path and refuses any other host', () => {
-    expect(originFormTarget('/api/health?x=1', 'a.example')).toBe('/api/health?x=1')
-    expect(originFormTarget('http://A.example:3000/api/health?x=1', 'a.example:3000')).toBe('/api/health?x=1')
-    expect(originFormTarget('http://evil.example/api/health', 'a.example')).toBeNull()
-    expect(originFormTarget('http://evil.example/api/health', undefined)).toBeNull()
-    expect(originFormTarget('ftp://a.example/x', 'a.example')).toBeNull()
-    expect(originFormTarget('not a url', 'a.example')).toBeNull()
+  it('reduces an absolute-form target for its own authority to the path and refuses any other', () => {
+    const own = ownAuthorities({ hostname: '127.0.0.1', port: 3000, publicBaseUrl: 'https://API.example.com', queryAppHost: 'query.example.com' })
+    const target = (url: string, host = 'x') => {
+      const req = { url, headers: { host } } as unknown as IncomingMessage
+      return [originFormTarget(req, own), req.headers.host]
+    }
+    expect(target('/api/health?x=1')).toEqual(['/api/health?x=1', 'x'])
+    expect(target('http://127.0.0.1:3000/api/health?x=1', 'evil.example')).toEqual(['/api/health?x=1', '127.0.0.1:3000'])
+    expect(target('http://localhost:3000/api/health')[0]).toBe('/api/health')
+    expect(target('https://api.example.com/api/health')[0]).toBe('/api/health')
+    expect(target('http://query.example.com/query')[0]).toBe('/query')
+    expect(target('http://evil.example/api/health', 'evil.example')[0]).toBeNull()
+    expect(target('http://127.0.0.1:3001/api/health')[0]).toBeNull()
+    expect(target('ftp://127.0.0.1:3000/x')[0]).toBeNull()
+    expect(target('not a url')[0]).toBeNull()
   })
 
   it('answers parser errors in the envelope with a request id, with codes the API knows', () => {
