@@ -217,7 +217,11 @@ export function formatProblems(problems) {
   return lines.join('\n')
 }
 
-/** Which services the selected stages need (scripts/test.mjs stage names; all when none is selected). */
+/**
+ * Which services the selected stages need (scripts/test.mjs stage names; all when none is selected).
+ * `unit` and `node-lines` need none: the unit project runs its database suites on PGlite. (The Node
+ * lines node-lines runs come from the npm registry, which `npm install` already needs.)
+ */
 export function needsOf(stageNames) {
   const all = stageNames.length === 0
   const has = (...names) => all || names.some((n) => stageNames.includes(n))

@@ -1,6 +1,7 @@
 // `npm test`: provisioning first (scripts/provision.mjs: Chromium, PostgreSQL, Redis and the test
 // databases, installed or started when missing, or one message saying what to do), then lint,
-// typecheck, build, the unit, integration, fault-injection and end-to-end suites. Every stage runs
+// typecheck, build, the unit suite (on this Node and on each supported line), integration,
+// fault-injection and end-to-end suites. Every stage runs
 // even when an earlier one failed, and the last line sums the test counts: `N passed, N failed`.
 // `npm test -- unit e2e` runs only the named stages (and provisions only what they need).
 import { spawnSync } from 'node:child_process'
@@ -61,6 +62,9 @@ const stages = [
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
   vitest('unit', 'unit'),
+  // The unit project again on Node 22, 24 and 26 (scripts/node-lines.mjs: each line from the npm
+  // registry, cached in .cache/node/), whichever Node runs this script.
+  { name: 'node-lines', cmd: ['node', 'scripts/node-lines.mjs'], counts: () => jsonCounts(`${OUT}/node-lines.json`) },
   // The database-backed unit tests run on PGlite in the stage above and again here on a real
   // Postgres (emptied first: give it a database of its own; each suite adds a suffix to its name).
   vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, QUERY_DATA_SUITES),

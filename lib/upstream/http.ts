@@ -1,5 +1,6 @@
 import 'server-only'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fetch as undiciFetch, type Dispatcher } from 'undici'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { readCapped } from '@/lib/http/body'
@@ -64,8 +65,8 @@ export interface UpstreamRequest {
   acceptStatus?: number[]
   /** Do not follow redirects (MTA-STS policy fetches). */
   noRedirects?: boolean
-  /** undici dispatcher, e.g. an Agent trusting a private CA for one host. */
-  dispatcher?: unknown
+  /** A dispatcher from the undici package (e.g. an Agent trusting a private CA for one host); the request then goes through that package's fetch. */
+  dispatcher?: Dispatcher
 }
 
 export interface UpstreamResponse {
@@ -82,16 +83,20 @@ async function attempt(upstream: string, url: string, req: UpstreamRequest, time
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
   try {
-    const init: RequestInit & { dispatcher?: unknown } = {
+    const init = {
       method: req.method ?? 'GET',
       headers: { 'user-agent': 'utility-api/1.1 (+https://github.com)', ...req.headers },
-      body: req.body as BodyInit | undefined,
+      body: req.body,
       signal: controller.signal,
-      redirect: req.noRedirects ? 'manual' : 'follow',
-      cache: 'no-store',
+      redirect: req.noRedirects ? ('manual' as const) : ('follow' as const),
     }
-    if (req.dispatcher) init.dispatcher = req.dispatcher
-    const res = await fetch(url, init)
+    // A dispatcher goes only to the fetch of the same undici package: the runtime's own fetch
+    // bundles another undici (6 on Node 20 and 22, 7 on 24, 8 on 26) whose handler contract differs,
+    // and on Node 26 it rejects a package Agent ("invalid onError method").
+    // (The package's Response differs from the DOM typings only in its iterators' types.)
+    const res = req.dispatcher
+      ? ((await undiciFetch(url, { ...init, dispatcher: req.dispatcher })) as unknown as Response)
+      : await fetch(url, { ...init, body: req.body as BodyInit | undefined, cache: 'no-store' })
     const maxBytes = req.maxBytes ?? config.UPSTREAM_MAX_BYTES
     const body = await readCapped(res, maxBytes, () => new UpstreamMalformed(upstream, `body larger than ${maxBytes} bytes`))
     const decoded = () => new TextDecoder().decode(body)

@@ -113,12 +113,21 @@ describe('saved views', () => {
 })
 
 describe('history', () => {
+  type HistoryEntry = { id: number; page: string; view: string }
+  const history = async (who: typeof ANA) => (await (await as(who, '/query/api/history')).json()).history as HistoryEntry[]
+  /** Runs a page and waits for its history row: the page writes it in after(), once the response has been sent. */
+  async function run(who: typeof ANA, path: string) {
+    const before = (await history(who))[0]?.id ?? 0
+    await as(who, path)
+    await expect.poll(async () => (await history(who))[0]?.id ?? 0, { timeout: 10_000 }).toBeGreaterThan(before)
+  }
+
   it('records each person’s runs of the pages, and only theirs', async () => {
-    await as(ANA, '/query?dataset=network&range=7d&filter=transport+%3D+%27tcp%27')
-    await as(ANA, '/query/dashboard?dataset=network&range=1h')
-    await as(BEN, '/query?dataset=sessions&range=24h&filter=nope+%3D+1')
-    const anas = (await (await as(ANA, '/query/api/history')).json()).history
-    const bens = (await (await as(BEN, '/query/api/history')).json()).history
+    await run(ANA, '/query?dataset=network&range=7d&filter=transport+%3D+%27tcp%27')
+    await run(ANA, '/query/dashboard?dataset=network&range=1h')
+    await run(BEN, '/query?dataset=sessions&range=24h&filter=nope+%3D+1')
+    const anas = await history(ANA)
+    const bens = await history(BEN)
     expect(anas.slice(0, 2)).toEqual([
       expect.objectContaining({ page: 'dashboard', view: 'dataset=network&range=1h', rowCount: 0, error: null }),
       expect.objectContaining({ page: 'rows', view: 'dataset=network&range=7d&filter=transport+%3D+%27tcp%27', rowCount: 0, error: null }),

@@ -12,6 +12,8 @@ describe('domain-name validation', () => {
     ['xn--mnchen-3ya.de', 'xn--mnchen-3ya.de'],
     ['a-b.example', 'a-b.example'],
     ['123.example', '123.example'],
+    ['faß.de', 'xn--fa-hia.de'], // non-transitional: ß stays ß, not "ss"
+    ['💩.la', 'xn--ls8h.la'],
     [`${'a'.repeat(63)}.com`, `${'a'.repeat(63)}.com`],
   ])('accepts %j as %j', (input, expected) => {
     expect(normaliseDomain(input)).toEqual({ ok: true, domain: expected })
@@ -35,6 +37,10 @@ describe('domain-name validation', () => {
     [`${Array(51).fill('abcd').join('.')}.com`, /longer than 253/],
     ['ab--cd.com', /not a valid IDNA label/],
     ['xn--abc.com', /internationalised|IDNA/],
+    ['XN--ABC.com', /internationalised|IDNA/],
+    ['a\u200db.com', /internationalised/], // CheckJoiners: a zero-width joiner outside its allowed context
+    ['aא.com', /internationalised/], // CheckBidi: left-to-right and right-to-left letters in one label
+    ['xn----bga.com', /internationalised|IDNA/], // CheckHyphens on the decoded label ("-é")
     ['example.123', /all-numeric top-level/],
   ])('rejects %j', (input, problem) => {
     const r = normaliseDomain(input)
