@@ -10,7 +10,6 @@ import { isDraining } from '@/lib/shutdown'
 import { withTimeout } from '@/lib/timeout'
 import type { HealthCheck, HealthResult } from '@/lib/health/schemas'
 
-const STARTED = Date.now()
 const CHECK_TIMEOUT_MS = 1000
 
 export type DependencyCheck = () => Promise<[name: string, check: HealthCheck] | null>
@@ -129,7 +128,7 @@ export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<Heal
   return {
     status: entries.every(([, c]) => c.status === 'ok') ? 'ok' : 'degraded',
     version: pkg.version,
-    uptimeSeconds: Math.round((Date.now() - STARTED) / 1000),
+    uptimeSeconds: Math.round(process.uptime()),
     time: new Date().toISOString(),
     checks: Object.fromEntries(entries),
     ...(jobs ? { jobs } : {}),

@@ -4,6 +4,8 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Condition, describeCondition, isMet } from '@/lib/saved-views/condition'
 import { decide, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
+import { deliverPending } from '@/lib/alerts/deliver'
+import { write as writeAlerts } from '@/lib/datasets/alerts/store'
 import type { Database } from '@/lib/db/client'
 import { write as writeRequests } from '@/lib/datasets/requests/store'
 import type { RequestLogRow } from '@/lib/request-log/store'
@@ -257,5 +259,25 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     expect(data(fromRollup.panels)).toEqual(data(fromRows.panels))
     const kinds = fromRows.panels.find((p) => p.id === 'by_kind') as { rows: Array<{ value: unknown; count: number }> }
     expect(Object.fromEntries(kinds.rows.map((r) => [String(r.value), r.count]))).toEqual({ condition: 5, posture: 3 })
+  })
+
+  it('never sends demonstration rows, and counts as pending only what is really waiting', async () => {
+    const demo = {
+      kind: 'condition',
+      event: 'fired',
+      alertKey: 'view:demo',
+      name: 'Demo',
+      summary: 'Demonstration alert (fired).',
+      delivery: 'pending',
+      attempts: 1,
+      demo: true,
+    }
+    await writeAlerts.insert(
+      database.db,
+      [0, 1, 2].map((i) => ({ ...demo, at: at(-30 + i) })),
+    )
+    const before = receiver.requests
+    expect(await deliverPending(database.db, () => null, delivery())).toEqual({ delivered: 0, failed: 0, pending: 0, attempts: 0 })
+    expect(receiver.requests).toBe(before)
   })
 })
