@@ -199,8 +199,20 @@ describe('behind a proxy', () => {
   let app: RunningApp
   let elsewhere: RunningApp
   beforeAll(async () => {
+    const redis = new IORedis(REDIS_DB_URL)
+    await redis.flushdb()
+    redis.disconnect()
     ;[app, elsewhere] = await Promise.all([
-      startApp({ RATE_LIMIT_MAX: '5', TRUSTED_IP_HEADER: 'x-forwarded-for', TRUSTED_PROXIES: '127.0.0.1,::1', CRON_SECRET, LOGPUSH_SECRET }),
+      // On the shared store, so that its counting (and the failures' check before counting) is what is tested.
+      startApp({
+        REDIS_URL: REDIS_DB_URL,
+        RATE_LIMIT_TIMEOUT_MS: '5000',
+        RATE_LIMIT_MAX: '5',
+        TRUSTED_IP_HEADER: 'x-forwarded-for',
+        TRUSTED_PROXIES: '127.0.0.1,::1',
+        CRON_SECRET,
+        LOGPUSH_SECRET,
+      }),
       // The proxies are somewhere else: the test client is a stranger whose headers do not count.
       startApp({ RATE_LIMIT_MAX: '5', TRUSTED_IP_HEADER: 'x-forwarded-for', TRUSTED_PROXIES: '10.0.0.0/8' }),
     ])
