@@ -345,3 +345,27 @@ describe('behind a proxy', () => {
     expect(await logpushOnCron.json()).toEqual({ error: 'Invalid cron secret.', requestId: logpushOnCron.headers.get('x-request-id') })
   })
 })
+
+describe('query application rate limit', () => {
+  let app: RunningApp
+  beforeAll(async () => {
+    app = await startApp({ QUERY_RATE_LIMIT_MAX: '3' })
+  })
+  afterAll(() => app.stop())
+
+  it('counts per person (the local operator), and refused requests per address', async () => {
+    await atWindowStart(30, 10)
+    const me = (headers: Record<string, string> = {}) => get(app, '/query/api/me', headers)
+    // Without the key: refused, and counted against the address; the fourth is a 429.
+    const refused: number[] = []
+    for (let i = 0; i < 4; i++) refused.push((await me()).status)
+    expect(refused).toEqual([401, 401, 401, 429])
+    const limited = await me()
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect((await limited.json()).error).toMatchObject({ code: 'rate_limited', requestId: limited.headers.get('x-request-id') })
+    // The operator, at the same address, has a quota of its own.
+    const operator = []
+    for (let i = 0; i < 4; i++) operator.push((await me({ cookie: app.operatorCookie })).status)
+    expect(operator).toEqual([200, 200, 200, 429])
+  })
+})
