@@ -52,7 +52,7 @@ export default defineConfig({
       PGLITE_DIR: '.data/e2e-pglite',
       LOCAL_OPERATOR_KEY: E2E_OPERATOR_KEY,
       // Ingest on: tests/e2e/query-numbers.spec.ts loads a batch of known rows through Logpush's endpoint.
-      LOGPUSH_SECRET: 'e2e-logpush-secret',
+      LOGPUSH_SECRET: 'e2e-logpush-secret-0123456789abcdef',
     },
   },
 })

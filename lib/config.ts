@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
 
 // The only module that reads process.env. Parsed once; a bad value stops start-up naming the
@@ -79,8 +80,25 @@ const EnvSchema = z.object({
   REDIS_URL: optionalUrl,
   TRUSTED_IP_HEADER: z.preprocess(
     (v) => (typeof v === 'string' ? emptyAsUndefined(v.toLowerCase()) : v),
-    z.enum(['x-forwarded-for', 'x-real-ip', 'cf-connecting-ip']).optional(),
+    z.enum(['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connecting-ip']).optional(),
   ),
+  /** Addresses and CIDRs of the proxies in front (lib/http/client-ip.ts); requests from anywhere else have their forwarding headers ignored. */
+  TRUSTED_PROXIES: list.pipe(
+    z.array(
+      z
+        .string()
+        .refine(
+          (e) => ipaddr.IPv4.isValidFourPartDecimal(e) || ipaddr.IPv4.isValidCIDRFourPartDecimal(e) || ipaddr.IPv6.isValid(e) || ipaddr.IPv6.isValidCIDR(e),
+          'each entry must be an address or a CIDR (10.0.0.0/8, 2001:db8::/32)',
+        ),
+    ),
+  ),
+  /** Health probes (/api/health) per client address and window, counted apart from RATE_LIMIT_MAX so a busy client never takes them down. */
+  PROBE_RATE_LIMIT_MAX: int(600, 1),
+  /** Query application requests per identity (or address) and window. */
+  QUERY_RATE_LIMIT_MAX: int(600, 1),
+  /** Wrong or missing secrets (cron, Logpush ingest) per client address and window; past it the address gets 429 whatever it sends. */
+  AUTH_FAILURE_LIMIT_MAX: int(10, 1),
   INTERNAL_API_KEYS: list,
 
   // Upstream HTTP
@@ -169,10 +187,56 @@ const EnvSchema = z.object({
 
 export type Config = z.infer<typeof EnvSchema>
 
+/** The shortest secret a role accepts: 32 characters, e.g. `openssl rand -hex 32` gives 64. */
+export const MIN_SECRET_LENGTH = 32
+
+/**
+ * The secrets that admit a caller to one role each. Each must be long enough not to be guessed and
+ * differ from every other, so that one role's secret (a scheduler's, a log shipper's) never opens
+ * another role's route.
+ */
+function secretProblems(c: Config): { variable: string; message: string }[] {
+  const secrets = [
+    ...c.INTERNAL_API_KEYS.map((value, i) => ({
+      variable: 'INTERNAL_API_KEYS',
+      name: c.INTERNAL_API_KEYS.length > 1 ? `INTERNAL_API_KEYS (entry ${i + 1})` : 'INTERNAL_API_KEYS',
+      value,
+    })),
+    ...(c.CRON_SECRET ? [{ variable: 'CRON_SECRET', name: 'CRON_SECRET', value: c.CRON_SECRET }] : []),
+    ...(c.LOGPUSH_SECRET ? [{ variable: 'LOGPUSH_SECRET', name: 'LOGPUSH_SECRET', value: c.LOGPUSH_SECRET }] : []),
+  ]
+  const problems: { variable: string; message: string }[] = []
+  for (const s of secrets)
+    if (s.value.length < MIN_SECRET_LENGTH)
+      problems.push({
+        variable: s.variable,
+        message: `${s.name} is ${s.value.length} characters long; a secret needs at least ${MIN_SECRET_LENGTH} (generate one with: openssl rand -hex 32).`,
+      })
+  for (let i = 0; i < secrets.length; i++)
+    for (let j = i + 1; j < secrets.length; j++)
+      if (secrets[i].value === secrets[j].value)
+        problems.push({
+          variable: secrets[j].variable,
+          message: `${secrets[i].name} and ${secrets[j].name} are the same secret; each role needs its own, so that one role's secret never opens another's routes.`,
+        })
+  return problems
+}
+
+const CheckedEnvSchema = EnvSchema.superRefine((c, ctx) => {
+  for (const p of secretProblems(c)) ctx.addIssue({ code: 'custom', path: [p.variable], message: p.message })
+  if (c.TRUSTED_PROXIES.length > 0 && !c.TRUSTED_IP_HEADER)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TRUSTED_PROXIES'],
+      message:
+        'TRUSTED_PROXIES is set but TRUSTED_IP_HEADER is not: name the header those proxies set (x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip).',
+    })
+})
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = EnvSchema.safeParse(env)
+  const parsed = CheckedEnvSchema.safeParse(env)
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)

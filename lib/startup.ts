@@ -15,6 +15,7 @@ async function startServices() {
     rateLimitStore: rateLimitStoreKind(config),
     internalKeys: config.INTERNAL_API_KEYS.length,
     trustedIpHeader: config.TRUSTED_IP_HEADER ?? null,
+    trustedProxies: config.TRUSTED_PROXIES.length,
   })
   getLimiter()
   // A second process on the embedded database's directory stops here, before it listens.
@@ -53,7 +54,7 @@ async function startServices() {
   }))
   // What server.mjs needs from the application: each request's body limit and the grace period.
   const { addBodyLimitRule, registerBodyLimit } = await import('@/lib/gate/body-limit')
-  const { ingestBodyLimit } = await import('@/lib/ingest/logpush')
+  const { ingestBodyLimit } = await import('@/lib/ingest/secret')
   addBodyLimitRule(ingestBodyLimit)
   const { setShutdownSettings } = await import('@/lib/shutdown')
   registerBodyLimit()

@@ -113,7 +113,7 @@ async function run(): Promise<BenchRow[]> {
     const key = await createTestKey('bench')
     const jwks = await startJwksServer([key])
     const token = await signToken(key)
-    const secret = `bench-${process.pid}`
+    const secret = `bench-logpush-secret-0123456789abcdef-${process.pid}`
     const app = await startApp({
       DATABASE_URL: url,
       LOG_LEVEL: 'error',

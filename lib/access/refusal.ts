@@ -8,6 +8,8 @@ import { log } from '@/lib/log'
 // proxy refuses (lib/gate/query.ts, a small HTML page) or a page's own check does.
 
 type Denial = Extract<AccessResult, { ok: false }>
+/** A refusal the visitor reads: the access policy's, or the query gate's rate limit. */
+export type RefusalCode = Denial['code'] | 'rate_limited'
 
 export interface Refusal {
   title: string
@@ -23,7 +25,7 @@ function queryLinkShape(): string {
   return origin ? `${origin}/query?key=…` : '/query?key=…'
 }
 
-export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusal {
+export function describeRefusal(denial: { code: RefusalCode; reason: string }): Refusal {
   const ask = `ask the people who run this application (${config.SUPPORT_EMAIL})`
   switch (denial.code) {
     case 'unauthorized':
@@ -65,6 +67,12 @@ export function describeRefusal(denial: Pick<Denial, 'code' | 'reason'>): Refusa
         title: 'Sign-in could not be checked',
         what: denial.reason,
         next: `Try again in a minute. If it keeps happening, ${ask} and quote the request id below.`,
+      }
+    case 'rate_limited':
+      return {
+        title: 'Too many requests',
+        what: denial.reason,
+        next: `Wait the time it names, then reload the page. If a script or several open tabs are making the requests, stop them first; if you need a higher limit, ${ask}.`,
       }
   }
 }

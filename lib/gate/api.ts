@@ -3,18 +3,28 @@ import { randomUUID } from 'node:crypto'
 import { NextResponse, type NextRequest } from 'next/server'
 import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
-import { clientIpFrom, connectionIpIsStamped } from '@/lib/http/client-ip'
+import { addressBucket, clientIpFrom, connectionIpIsStamped } from '@/lib/http/client-ip'
 import { internalKeyProblem } from '@/lib/http/internal-key'
 import { INTERNAL_KEY_HEADER, CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { recordAnswer } from '@/lib/http/request-log'
 import { logOnce } from '@/lib/log'
-import { getLimiter, rateLimitMessage, type LimitResult } from '@/lib/ratelimit/limiter'
+import { authFailureMessage, getLimiter, rateLimitMessage, type LimitPolicy, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation, operationsAt } from '@/lib/operations'
 import { CRON_PATH_PREFIX } from '@/lib/jobs/names'
+import { cronAuthProblem } from '@/lib/jobs/cron-secret'
 import { forwardedHeaders } from '@/lib/gate/edges'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
+//
+// What is counted where (lib/ratelimit/limiter.ts): the health probes in their own per-address
+// buckets (a client that used up its quota, even from the balancer's own address, must not make
+// every instance answer 429 to the balancer); a cron call with the right secret nowhere (the
+// scheduler is not a client); a cron call without it like any request, and once more as a failed
+// authentication, whose small quota stops secret guessing at a 429.
+
+/** The liveness and readiness probes (`?probe=live`, readiness otherwise). */
+const PROBE_PATH = '/api/health'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id'
@@ -25,13 +35,16 @@ export function requestIdFrom(headers: Headers): string {
 }
 
 /** IETF draft-ietf-httpapi-ratelimit-headers fields for one result. */
-export function rateLimitHeaders(r: LimitResult): Record<string, string> {
+export function rateLimitHeaders(r: LimitResult, policy: LimitPolicy = 'default'): Record<string, string> {
   const seconds = Math.max(0, Math.ceil((r.reset - Date.now()) / 1000))
   return {
-    'RateLimit-Policy': `"default";q=${r.limit};w=${config.RATE_LIMIT_WINDOW_S}`,
-    RateLimit: `"default";r=${r.remaining};t=${seconds}`,
+    'RateLimit-Policy': `"${policy}";q=${r.limit};w=${config.RATE_LIMIT_WINDOW_S}`,
+    RateLimit: `"${policy}";r=${r.remaining};t=${seconds}`,
   }
 }
+
+/** Seconds until the window of `r` ends, at least 1 (the Retry-After of a 429). */
+export const retryAfterOf = (r: LimitResult) => String(Math.max(1, Math.ceil((r.reset - Date.now()) / 1000)))
 
 /**
  * A path's own CORS policy: the origin to allow (or null for none) when `path` is its own,
@@ -94,18 +107,37 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
 
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, [REQUEST_ID_HEADER]: requestId } })
 
-  const limit = await getLimiter().limit(clientIp)
-  const headers = { ...rateLimitHeaders(limit), ...cors, [REQUEST_ID_HEADER]: requestId }
-
+  const bucket = addressBucket(clientIp)
   const reject = (status: number, body: unknown, extra: Record<string, string> = {}) => {
     recordAnswer(req, { requestId, route: path, status, clientIp, startedAt: started, rateLimited: status === 429 })
-    return NextResponse.json(body, { status, headers: { ...headers, ...extra, 'cache-control': 'no-store' } })
+    return NextResponse.json(body, { status, headers: { ...cors, [REQUEST_ID_HEADER]: requestId, ...extra, 'cache-control': 'no-store' } })
   }
 
-  if (!limit.success) {
-    const retryAfter = String(Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000)))
+  const cron = path.startsWith(CRON_PATH_PREFIX)
+  let policy: LimitPolicy | null = path === PROBE_PATH && (req.method === 'GET' || req.method === 'HEAD') ? 'probe' : 'default'
+  if (cron) {
+    // An address that guessed too often is refused before its secret is looked at: otherwise the
+    // right guess would still stand out from the 429s.
+    const failures = getLimiter('auth-failure')
+    const blocked = await failures.check(bucket)
+    if (!blocked.success) {
+      const retryAfter = retryAfterOf(blocked)
+      return reject(429, errorBody('errorString', 'rate_limited', authFailureMessage(blocked.limit, config.RATE_LIMIT_WINDOW_S, retryAfter), requestId), {
+        ...rateLimitHeaders(blocked, 'auth-failure'),
+        'Retry-After': retryAfter,
+      })
+    }
+    if (cronAuthProblem(req.headers.get('authorization'))) await failures.limit(bucket)
+    else policy = null
+  }
+
+  const limit = policy ? await getLimiter(policy).limit(bucket) : null
+  const headers = { ...(limit && policy ? rateLimitHeaders(limit, policy) : {}), ...cors, [REQUEST_ID_HEADER]: requestId }
+
+  if (limit && !limit.success) {
+    const retryAfter = retryAfterOf(limit)
     const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
-    return reject(429, errorBody('envelope', 'rate_limited', message, requestId), { 'Retry-After': retryAfter })
+    return reject(429, errorBody(cron ? 'errorString' : 'envelope', 'rate_limited', message, requestId), { ...headers, 'Retry-After': retryAfter })
   }
   // A path of the API that exists, asked with a method it does not answer: 405 with Allow, in the
   // path's error shape (Next's own 405 has neither). /api/mcp answers its own.
@@ -113,16 +145,16 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   if (atPath.length > 0 && !atPath.some((op) => op.method === req.method || (req.method === 'HEAD' && op.method === 'GET'))) {
     const methods = [...new Set(atPath.flatMap((op) => (op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]))), 'OPTIONS']
     const message = `Method ${req.method} is not allowed here; this path answers ${methods.join(', ')}.`
-    return reject(405, errorBody(atPath[0].errorFormat ?? 'envelope', 'method_not_allowed', message, requestId), { Allow: methods.join(', ') })
+    return reject(405, errorBody(atPath[0].errorFormat ?? 'envelope', 'method_not_allowed', message, requestId), { ...headers, Allow: methods.join(', ') })
   }
   // The cron routes answer GET only (Vercel Cron's method); anything else gets the same 405.
   if (path.startsWith(CRON_PATH_PREFIX) && req.method !== 'GET') {
     const message = `Method ${req.method} is not allowed here; cron routes answer GET.`
-    return reject(405, errorBody('errorString', 'method_not_allowed', message, requestId), { Allow: 'GET' })
+    return reject(405, errorBody('errorString', 'method_not_allowed', message, requestId), { ...headers, Allow: 'GET' })
   }
   if (internal) {
     const problem = internalKeyProblem(req.headers.get(INTERNAL_KEY_HEADER))
-    if (problem) return reject(403, errorBody('errorString', 'forbidden', problem, requestId))
+    if (problem) return reject(403, errorBody('errorString', 'forbidden', problem, requestId), headers)
   }
 
   const res = NextResponse.next({ request: { headers: forwardIdentity(req, requestId, clientIp) } })

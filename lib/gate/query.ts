@@ -1,30 +1,38 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
 import { LOCAL_KEY_COOKIE, LOCAL_KEY_PARAM, localKeyCookie } from '@/lib/access/local-operator'
-import { accessMode, admitRequest, checkAccess, type AccessResult } from '@/lib/access/policy'
+import { accessMode, admitRequest, checkAccess, type Identity } from '@/lib/access/policy'
 import { internalQueryPath, QUERY_PREFIX } from '@/lib/access/query-host'
 import { QUERY_HOME_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
-import { describeRefusal, logDenial, type Refusal } from '@/lib/access/refusal'
-import { clientIpFrom } from '@/lib/http/client-ip'
+import { describeRefusal, logDenial, type Refusal, type RefusalCode } from '@/lib/access/refusal'
+import { addressBucket, clientIpFrom } from '@/lib/http/client-ip'
 import { errorBody } from '@/lib/http/errors'
 import { ERROR_STATUS } from '@/lib/errors'
-import { forwardIdentity, requestIdFrom } from '@/lib/gate/api'
+import { config } from '@/lib/config'
+import { checkIngestSecret } from '@/lib/ingest/secret'
+import { authFailureMessage, getLimiter, type LimitPolicy, type LimitResult } from '@/lib/ratelimit/limiter'
+import { forwardIdentity, rateLimitHeaders, requestIdFrom, retryAfterOf } from '@/lib/gate/api'
 
 // The proxy's part of the query application: request id and client IP, the same-origin rule for
-// POSTs and the access policy, before any page or route runs. Pages and routes check access again
-// (lib/access/server.ts), so a matcher that misses a path does not open it. No CORS headers, ever.
+// POSTs, the access policy and the rate limit, before any page or route runs. Pages and routes
+// check access again (lib/access/server.ts), so a matcher that misses a path does not open it. No
+// CORS headers, ever.
+//
+// The rate limit counts per identity (the access policy's user, or the local operator), so people
+// behind one address do not share a quota; what has no identity (a refused request, the Logpush
+// ingest) counts per address. A wrong or missing ingest secret also counts as a failed
+// authentication, whose small quota stops guessing at a 429.
 
 // The app is internal: never framed, never leaking its URLs (filters, ranges) to other sites.
 const SECURITY_HEADERS = { 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin', 'x-content-type-options': 'nosniff' }
 const INGEST = `${QUERY_PREFIX}/ingest/`
 
-type Denial = Extract<AccessResult, { ok: false }>
-
-/** The response to a refused request: the error envelope for the API, a page otherwise. */
-export function denialResponse(path: string, denial: Pick<Denial, 'code' | 'reason'>, requestId: string): Response {
+/** The response to a refused request: the error envelope for the API and ingest, a page otherwise. */
+export function denialResponse(path: string, denial: { code: RefusalCode; reason: string }, requestId: string, extra: Record<string, string> = {}): Response {
   const status = ERROR_STATUS[denial.code]
-  const headers = { ...SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
-  if (path.startsWith(`${QUERY_PREFIX}/api/`)) return NextResponse.json(errorBody('envelope', denial.code, denial.reason, requestId), { status, headers })
+  const headers = { ...SECURITY_HEADERS, ...extra, [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }
+  if (path.startsWith(`${QUERY_PREFIX}/api/`) || path.startsWith(INGEST))
+    return NextResponse.json(errorBody('envelope', denial.code, denial.reason, requestId), { status, headers })
   return new Response(refusalPage(status, describeRefusal(denial), requestId), { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
 }
 
@@ -77,19 +85,51 @@ export async function queryGate(req: NextRequest, { rewrite = false, requestId =
   const path = rewrite ? internalQueryPath(req.nextUrl.pathname) : req.nextUrl.pathname
   const keyLink = await openKeyLink(req, requestId)
   if (keyLink) return keyLink
-  if (!path.startsWith(INGEST)) {
+  const clientIp = clientIpFrom(req.headers)
+  const bucket = addressBucket(clientIp)
+  const address = `address:${bucket}`
+  const limited = (r: LimitResult, message: string, policy: LimitPolicy = 'query') =>
+    denialResponse(path, { code: 'rate_limited', reason: message }, requestId, { ...rateLimitHeaders(r, policy), 'Retry-After': retryAfterOf(r) })
+  let key = address
+  if (path.startsWith(INGEST)) {
+    // Refused before the secret is looked at once the address guessed too often, so that the
+    // right guess does not stand out from the 429s.
+    const failures = getLimiter('auth-failure')
+    const blocked = await failures.check(bucket)
+    if (!blocked.success) return limited(blocked, authFailureMessage(blocked.limit, config.RATE_LIMIT_WINDOW_S, retryAfterOf(blocked)), 'auth-failure')
+    try {
+      checkIngestSecret(req.headers)
+    } catch {
+      // The route answers the refusal itself; here it is only counted.
+      await failures.limit(bucket)
+    }
+  } else {
     const access = await admitRequest(req)
     if (!access.ok) {
+      const r = await getLimiter('query').limit(address)
+      if (!r.success) return limited(r, queryLimitMessage(r))
       logDenial(requestId, path, req.method, access)
       return denialResponse(path, access, requestId)
     }
+    key = identityKey(access.identity)
   }
-  const headers = forwardIdentity(req, requestId, clientIpFrom(req.headers))
+  const r = await getLimiter('query').limit(key)
+  if (!r.success) return limited(r, queryLimitMessage(r))
+  const headers = forwardIdentity(req, requestId, clientIp)
   headers.set(QUERY_HOME_HEADER, rewrite ? '/' : QUERY_PREFIX)
   const init = { request: { headers } }
   // Relative to req.url, not nextUrl: nextUrl spells 127.0.0.1 as localhost, and a rewrite to
   // another origin would be proxied over HTTP instead of served in place.
   const res = rewrite ? NextResponse.rewrite(new URL(`${path}${req.nextUrl.search}`, req.url), init) : NextResponse.next(init)
-  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId })) res.headers.set(k, v)
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, ...rateLimitHeaders(r, 'query'), [REQUEST_ID_HEADER]: requestId })) res.headers.set(k, v)
   return res
 }
+
+/** The rate-limit bucket of an admitted person: the access policy's user, or the local operator. */
+function identityKey(identity: Identity): string {
+  if (identity.kind === 'local') return 'local-operator'
+  return identity.email ? `email:${identity.email.toLowerCase()}` : `subject:${identity.issuer} ${identity.subject}`
+}
+
+const queryLimitMessage = (r: LimitResult) =>
+  `Rate limit exceeded: ${r.limit} requests per ${config.RATE_LIMIT_WINDOW_S} seconds per person. Retry after ${retryAfterOf(r)} seconds.`

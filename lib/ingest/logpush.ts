@@ -1,6 +1,6 @@
 import 'server-only'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import { getTableColumns, sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
@@ -15,8 +15,7 @@ import { AppError, causeChain, causeMessage } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { DATASET_IDS, DATASETS, type ColumnDef, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { bulkInsertWithRollup } from '@/lib/datasets/storage/bulk-insert'
-import { LOGPUSH_SECRET_HEADER } from '@/lib/http/headers'
-import { QUERY_PREFIX } from '@/lib/access/query-host'
+import { checkIngestSecret } from '@/lib/ingest/secret'
 
 // POST /query/ingest/{dataset}: Logpush's HTTP destination. A batch is gzip'd NDJSON, one log
 // record per line with Logpush's field names. Every line is checked; malformed lines are counted
@@ -44,27 +43,6 @@ export interface IngestResult {
   malformed: number
   /** The first malformed lines (1-based line numbers) and why. */
   errors: Array<{ line: number; message: string }>
-}
-
-/** The shared secret: `X-Logpush-Secret: <secret>` or `Authorization: Bearer <secret>`. */
-export function checkIngestSecret(headers: Headers, secret = config.LOGPUSH_SECRET): void {
-  if (!secret) throw new AppError('not_configured', 'Ingest is disabled: LOGPUSH_SECRET is not set.')
-  const bearer = headers.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1]
-  const given = headers.get(LOGPUSH_SECRET_HEADER) ?? bearer
-  if (!given) throw new AppError('unauthorized', `Missing ${LOGPUSH_SECRET_HEADER} header.`)
-  const digest = (s: string) => createHash('sha256').update(s).digest()
-  if (!timingSafeEqual(digest(given), digest(secret))) throw new AppError('forbidden', `Wrong ${LOGPUSH_SECRET_HEADER}.`)
-}
-
-/** The ingest route's body limit (lib/gate/body-limit.ts): only a sender holding the secret may send a large batch; anyone else is refused unread. */
-export function ingestBodyLimit(path: string, headers: Headers): number | undefined {
-  if (!path.startsWith(`${QUERY_PREFIX}/ingest/`)) return undefined
-  try {
-    checkIngestSecret(headers)
-    return INGEST_BODY_MAX_BYTES
-  } catch {
-    return 0
-  }
 }
 
 export function ingestDataset(id: string): IngestDataset {

@@ -1,9 +1,8 @@
 import 'server-only'
-import { createHash, timingSafeEqual } from 'node:crypto'
-import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
 import { type ErrorCode, ERROR_STATUS } from '@/lib/errors'
 import { envelope } from '@/lib/http/envelope'
+import { cronAuthProblem } from '@/lib/jobs/cron-secret'
 import { isJobName, JOB_NAMES } from '@/lib/jobs/names'
 import { runJob, type JobRun } from '@/lib/jobs/run'
 
@@ -14,22 +13,6 @@ import { runJob, type JobRun } from '@/lib/jobs/run'
 // error shape ({"error": …, "requestId": …}).
 
 const ROUTE = '/api/cron/{job}'
-
-const digest = (s: string) => createHash('sha256').update(s).digest()
-
-/** Equal-length SHA-256 digests compared with timingSafeEqual: no timing signal from the secret's length or content. */
-export function isCronSecret(presented: string, secret: string): boolean {
-  return timingSafeEqual(digest(presented), digest(secret))
-}
-
-/** Null when the Authorization header carries the configured secret; else the refusal. */
-export function cronAuthProblem(authorization: string | null, secret: string | undefined = config.CRON_SECRET): { code: ErrorCode; message: string } | null {
-  if (!secret) return { code: 'forbidden', message: 'Cron routes are disabled: CRON_SECRET is not configured.' }
-  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
-  if (!m) return { code: 'unauthorized', message: 'Missing cron secret: send Authorization: Bearer <CRON_SECRET>.' }
-  if (!isCronSecret(m[1], secret)) return { code: 'unauthorized', message: 'Invalid cron secret.' }
-  return null
-}
 
 /** What a cron call answers: the run as JSON; a failed run is a 500 so the scheduler records a failure. */
 function runBody(run: JobRun) {

@@ -120,7 +120,7 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
         version: pkg.version,
         description:
           'Public utility API: platform health, Bluesky PDS statistics, blog, domains and mail security, directory tools, Apple OS versions, IP lookup and generators.\n\n' +
-          `Rate limit: ${c.RATE_LIMIT_MAX} requests per ${c.RATE_LIMIT_WINDOW_S} seconds per client IP. Every response carries \`RateLimit\` and \`RateLimit-Policy\` headers; a 429 adds \`Retry-After\`.\n\n` +
+          `Rate limit: ${c.RATE_LIMIT_MAX} requests per ${c.RATE_LIMIT_WINDOW_S} seconds per client IP (an IPv6 client per /64); \`GET /api/health\` is counted apart, ${c.PROBE_RATE_LIMIT_MAX} per window (policy \`probe\`), so a client's own limit never refuses a load balancer's probe. Every response carries \`RateLimit\` and \`RateLimit-Policy\` headers; a 429 adds \`Retry-After\`.\n\n` +
           'Errors: operations whose error body the specification fixes use that shape; every other error is `{"error":{"code","message","requestId"}}`. Every response carries `X-Request-Id`; quote it when asking for support.',
         contact: { name: 'Support', email: c.SUPPORT_EMAIL, url: c.SUPPORT_URL },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

@@ -18,7 +18,7 @@ import type { RecordedAnswer, RecordedExamples } from '@/lib/openapi/examples'
 export const EXAMPLES_FILE = fileURLToPath(new URL('../../lib/openapi/examples.json', import.meta.url))
 
 const ORIGIN = 'https://api.example.com'
-const INTERNAL_KEY = 'example-internal-key'
+const INTERNAL_KEY = 'example-internal-key-0123456789abcdef'
 const CLIENT_IP = '24.48.0.1'
 const MONITOR = '258338'
 const TENANT = '6babcaad-604b-40ac-a9d7-9fd97c0b779f'

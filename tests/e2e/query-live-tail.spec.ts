@@ -32,7 +32,7 @@ async function post(request: APIRequestContext, policy: string, n: number): Prom
     )
     .join('\n')
   const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret', 'content-type': 'application/x-ndjson' },
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
     data: batch,
   })
   expect(res.status(), await res.text()).toBe(200)

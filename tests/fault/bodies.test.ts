@@ -11,7 +11,7 @@ import { percentile, runLoad } from '../../test-support/load'
 // gzip'd and not, are either stored whole or refused with 413: never stored short.
 
 const MiB = 1024 * 1024
-const SECRET = `fault-${process.pid}`
+const SECRET = `fault-bodies-logpush-secret-0123456789-${process.pid}`
 let app: RunningApp
 
 beforeAll(async () => {

@@ -139,11 +139,15 @@ describe('Logpush ingest while Postgres is down or hangs', () => {
   it.each(['cut', 'hang'] as const)('%s: answers 503 with Retry-After within its deadline, and stores the batch once it is back', async (fault) => {
     const DEADLINE_MS = 2000
     const db = await proxied(DATABASE_URL)
-    const app = await startApp({ DATABASE_URL: db.url, LOGPUSH_SECRET: 'fault', INGEST_DB_TIMEOUT_MS: String(DEADLINE_MS) })
+    const app = await startApp({ DATABASE_URL: db.url, LOGPUSH_SECRET: 'fault-postgres-logpush-secret-0123456789', INGEST_DB_TIMEOUT_MS: String(DEADLINE_MS) })
     const batch = JSON.stringify({ Datetime: '2026-03-02T10:00:00Z', Action: 'allow', HTTPHost: 'example.org', RequestID: randomUUID() })
     const ingest = async () => {
       const t0 = Date.now()
-      const res = await fetch(`${app.url}/query/ingest/http`, { method: 'POST', headers: { 'x-logpush-secret': 'fault' }, body: batch })
+      const res = await fetch(`${app.url}/query/ingest/http`, {
+        method: 'POST',
+        headers: { 'x-logpush-secret': 'fault-postgres-logpush-secret-0123456789' },
+        body: batch,
+      })
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), ms: Date.now() - t0 }
     }
     try {

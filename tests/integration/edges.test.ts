@@ -12,7 +12,7 @@ import { rawRequest } from '../../test-support/raw-request'
 let app: RunningApp
 let contract: Awaited<ReturnType<typeof loadContract>>
 beforeAll(async () => {
-  app = await startApp({ LOGPUSH_SECRET: 'edges' })
+  app = await startApp({ LOGPUSH_SECRET: 'edges-test-logpush-secret-0123456789' })
   contract = await loadContract(app.url)
 })
 afterAll(() => app.stop())

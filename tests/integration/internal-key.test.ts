@@ -11,7 +11,7 @@ describe('internal operations with rotated keys configured', () => {
   let app: RunningApp
   beforeAll(async () => {
     // Two keys: the outgoing and the incoming one are both valid during a rotation.
-    app = await startApp({ INTERNAL_API_KEYS: 'outgoing-key-1,incoming-key-2' })
+    app = await startApp({ INTERNAL_API_KEYS: 'outgoing-internal-key-1-0123456789abcdef,incoming-internal-key-2-0123456789abcdef' })
   })
   afterAll(() => app.stop())
 
@@ -30,7 +30,7 @@ describe('internal operations with rotated keys configured', () => {
     expect((await r.json()).error).toBe('Invalid API key.')
   })
 
-  it.each(['outgoing-key-1', 'incoming-key-2'])('accepts %s (either key of a rotation)', async (key) => {
+  it.each(['outgoing-internal-key-1-0123456789abcdef', 'incoming-internal-key-2-0123456789abcdef'])('accepts %s (either key of a rotation)', async (key) => {
     // Past the gate the operation runs; with no blog configured it answers 503, not 403.
     const r = await post(app, `${OPS[0]}?dryRun=true`, { 'x-tc-api-key': key })
     expect(r.status).not.toBe(403)

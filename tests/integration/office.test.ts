@@ -36,7 +36,7 @@ describe('Message Center jobs', () => {
       GHOST_ADMIN_API_KEY: ghost.adminKey,
       ...ms.env(),
       MESSAGE_CENTER_TAG: 'm365-message-center',
-      INTERNAL_API_KEYS: `other-key,${KEY}`,
+      INTERNAL_API_KEYS: `other-internal-key-0123456789abcdefghij,${KEY}`,
       UPSTREAM_TIMEOUT_MS: '1500',
       UPSTREAM_RETRIES: '1',
     })

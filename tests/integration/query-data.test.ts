@@ -10,7 +10,7 @@ import { startApp, type RunningApp } from '../../test-support/app'
 // directory), the database health check, Logpush ingest over HTTP, and the request log flushed on
 // SIGTERM.
 
-const SECRET = `itest-${process.pid}`
+const SECRET = `itest-logpush-secret-0123456789abcdef-${process.pid}`
 const dir = mkdtempSync(path.join(tmpdir(), 'qd-itest-'))
 let app: RunningApp
 

@@ -154,6 +154,50 @@ describe('configuration parsing', () => {
 
   it('splits key lists so a key can be rotated', async () => {
     const { loadConfig } = await import('@/lib/config')
-    expect(loadConfig({ INTERNAL_API_KEYS: ' new , old ,' }).INTERNAL_API_KEYS).toEqual(['new', 'old'])
+    const [fresh, old] = ['new-internal-key-0123456789abcdefghij', 'old-internal-key-0123456789abcdefghij']
+    expect(loadConfig({ INTERNAL_API_KEYS: ` ${fresh} , ${old} ,` }).INTERNAL_API_KEYS).toEqual([fresh, old])
+  })
+
+  describe('secrets', () => {
+    const long = (role: string) => `${role}-0123456789abcdef0123456789abcdef`
+    const ok = { INTERNAL_API_KEYS: `${long('key-a')},${long('key-b')}`, CRON_SECRET: long('cron'), LOGPUSH_SECRET: long('logpush') }
+
+    it('accepts long, distinct secrets for every role', async () => {
+      const { loadConfig } = await import('@/lib/config')
+      expect(loadConfig(ok)).toMatchObject({ CRON_SECRET: ok.CRON_SECRET, LOGPUSH_SECRET: ok.LOGPUSH_SECRET })
+      expect(loadConfig({ CRON_SECRET: 'x'.repeat(32) }).CRON_SECRET).toHaveLength(32)
+    })
+
+    it.each([
+      [{ CRON_SECRET: 'x'.repeat(31) }, /CRON_SECRET is 31 characters long; a secret needs at least 32/],
+      [{ LOGPUSH_SECRET: 'short' }, /LOGPUSH_SECRET is 5 characters long/],
+      [{ INTERNAL_API_KEYS: `${long('a')},tiny` }, /INTERNAL_API_KEYS \(entry 2\) is 4 characters long/],
+    ])('refuses a secret under 32 characters, naming it: %o', async (env, message) => {
+      const { loadConfig } = await import('@/lib/config')
+      expect(() => loadConfig(env)).toThrow(message)
+    })
+
+    it.each([
+      [{ ...ok, LOGPUSH_SECRET: ok.CRON_SECRET }, /CRON_SECRET and LOGPUSH_SECRET are the same secret/],
+      [{ ...ok, CRON_SECRET: long('key-b') }, /INTERNAL_API_KEYS \(entry 2\) and CRON_SECRET are the same secret/],
+      [{ ...ok, INTERNAL_API_KEYS: `${long('k')},${long('k')}` }, /INTERNAL_API_KEYS \(entry 1\) and INTERNAL_API_KEYS \(entry 2\) are the same secret/],
+      [{ INTERNAL_API_KEYS: long('same'), LOGPUSH_SECRET: long('same') }, /INTERNAL_API_KEYS and LOGPUSH_SECRET are the same secret/],
+    ])('refuses one secret in two roles, naming both variables: %o', async (env, message) => {
+      const { loadConfig } = await import('@/lib/config')
+      expect(() => loadConfig(env)).toThrow(message)
+    })
+  })
+
+  it('takes addresses and CIDRs as trusted proxies, and needs the header they set', async () => {
+    const { loadConfig } = await import('@/lib/config')
+    expect(loadConfig({ TRUSTED_IP_HEADER: 'forwarded', TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,2001:db8::/32' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '2001:db8::/32',
+    ])
+    expect(() => loadConfig({ TRUSTED_IP_HEADER: 'x-forwarded-for', TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(/TRUSTED_PROXIES/)
+    expect(() => loadConfig({ TRUSTED_IP_HEADER: 'x-forwarded-for', TRUSTED_PROXIES: 'proxy.internal' })).toThrow(/TRUSTED_PROXIES/)
+    expect(() => loadConfig({ TRUSTED_IP_HEADER: 'x-forwarded-for', TRUSTED_PROXIES: '10' })).toThrow(/TRUSTED_PROXIES/)
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.1' })).toThrow(/TRUSTED_PROXIES is set but TRUSTED_IP_HEADER is not/)
   })
 })

@@ -273,7 +273,7 @@ describe(`job status for /api/health (${driverName})`, { timeout: 60_000 }, () =
 
 describe('cron route authorisation', () => {
   it('accepts only `Bearer <CRON_SECRET>`, and nothing at all without a configured secret', async () => {
-    const { cronAuthProblem, isCronSecret } = await import('@/lib/jobs/cron')
+    const { cronAuthProblem, isCronSecret } = await import('@/lib/jobs/cron-secret')
     const secret = 's3cret-value-of-some-length'
     expect(cronAuthProblem(`Bearer ${secret}`, undefined)).toEqual({ code: 'forbidden', message: expect.stringMatching(/CRON_SECRET is not configured/) })
     expect(cronAuthProblem(`Bearer ${secret}`, '')).toMatchObject({ code: 'forbidden' })
