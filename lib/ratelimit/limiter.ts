@@ -22,7 +22,8 @@ export interface LimitResult {
 
 export interface Limiter {
   kind: 'upstash' | 'redis' | 'memory'
-  limit(id: string): Promise<LimitResult>
+  /** Counts `units` requests (default 1) for `id`: a request that fans out (an MCP batch, a domain check) costs more than one. */
+  limit(id: string, units?: number): Promise<LimitResult>
 }
 
 /** Fixed windows aligned to multiples of the window length, as the reference API counts. */
@@ -31,7 +32,7 @@ export function createMemoryLimiter(max: number, windowS: number, now = () => Da
   const counts = new Map<string, { window: number; used: number }>()
   return {
     kind: 'memory',
-    async limit(id) {
+    async limit(id, units = 1) {
       const t = now()
       const window = Math.floor(t / windowMs)
       let entry = counts.get(id)
@@ -40,7 +41,7 @@ export function createMemoryLimiter(max: number, windowS: number, now = () => Da
         entry = { window, used: 0 }
         counts.set(id, entry)
       }
-      entry.used += 1
+      entry.used += units
       const success = entry.used <= max
       return { success, limit: max, remaining: Math.max(0, max - entry.used), reset: (window + 1) * windowMs, failedOpen: false }
     },
@@ -68,11 +69,11 @@ function createStoreLimiter(max: number, windowS: number, timeoutMs: number): Li
   const local = createMemoryLimiter(max, windowS)
   return {
     kind: redis.kind,
-    async limit(id) {
-      const own = local.limit(id)
+    async limit(id, units = 1) {
+      const own = local.limit(id, units)
       return breaker.run<LimitResult>(
         async () => {
-          const r = await withTimeout(ratelimit.limit(id), timeoutMs)
+          const r = await withTimeout(ratelimit.limit(id, { rate: units }), timeoutMs)
           if (r.reason === 'timeout') throw new Error(`timed out after ${timeoutMs} ms`)
           return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset, failedOpen: false }
         },
