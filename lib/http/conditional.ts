@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto'
 // without a body when the client already holds this representation.
 
 /** A strong validator of the exact bytes: the base64url SHA-256 of the body, quoted. */
-export const strongEtag = (body: string) => `"${createHash('sha256').update(body).digest('base64url')}"`
+const strongEtag = (body: string) => `"${createHash('sha256').update(body).digest('base64url')}"`
 
 /** If-None-Match uses the weak comparison: `W/"x"` matches `"x"`, and `*` matches any. */
-export function noneMatch(ifNoneMatch: string | null, etag: string): boolean {
+function noneMatch(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim()

@@ -36,19 +36,17 @@ export function registryName(baseUrl: string): string {
 
 const toolSummaries = () => tools.map((t) => ({ name: t.name, title: t.title }))
 
-export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json'
-export const AI_CATALOG_MEDIA_TYPE = 'application/ai-catalog+json'
+const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json'
+const AI_CATALOG_MEDIA_TYPE = 'application/ai-catalog+json'
 /** Where the card lives: the streamable-HTTP endpoint's URL with /server-card appended. */
 export const SERVER_CARD_PATH = '/api/mcp/server-card'
 
-/** The caching and CORS headers the discovery document asks of a hosted card (and that suit the catalog). */
-export const DISCOVERY_HEADERS = {
-  'cache-control': 'public, max-age=3600',
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET',
-  'access-control-allow-headers': 'Content-Type, If-None-Match',
-  'access-control-expose-headers': 'ETag',
-}
+/**
+ * The caching the discovery document asks of a hosted card (and that suits the catalog). Its CORS
+ * headers (any origin, GET, If-None-Match allowed, ETag exposed) are the API gate's, which answers
+ * them for every public path (lib/gate/api.ts).
+ */
+const DISCOVERY_HEADERS = { 'cache-control': 'public, max-age=3600' }
 
 function remote(baseUrl: string) {
   return { type: 'streamable-http' as const, url: new URL('/api/mcp', baseUrl).toString() }
@@ -67,7 +65,7 @@ export function serverCard(baseUrl: string) {
 }
 
 /** `https://api.example.com` → `urn:air:api.example.com:mcp:utility-api` (the catalog's domain-anchored identifier). */
-export function catalogIdentifier(baseUrl: string): string {
+function catalogIdentifier(baseUrl: string): string {
   return `urn:air:${new URL(baseUrl).hostname}:mcp:${SERVER_IDENTITY.name}`
 }
 
