@@ -7,14 +7,16 @@ import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { REQUEST_ID_HEADER } from '@/lib/http/headers'
 
 // A dispatcher: on QUERY_APP_HOST every path belongs to the query application (rewritten into
-// /query by its gate); elsewhere /api/* passes the public API's gate (rate limit, internal key) and
-// /query/* the query application's (access policy, same origin). Every other page only gets its
-// request id, so that every response carries one.
+// /query by its gate); elsewhere /api/* and /.well-known/* (the AI Catalog, the MCP server card's
+// old address) pass the public API's gate (rate limit, internal key) and /query/* the query
+// application's (access policy, same origin). Every other page only gets its request id, so that
+// every response carries one.
 
 // Short names of the API's documents. Answered here rather than in next.config.ts, whose redirects
 // run before the proxy and so would carry no request id.
-// The proxy's wiring: the MCP endpoint's CORS policy (its DNS-rebinding protection's origins).
-addCorsPolicy((path, headers) => (path.startsWith('/api/mcp') ? mcpCorsOrigin(headers) : undefined))
+// The proxy's wiring: the MCP endpoint's CORS policy (its DNS-rebinding protection's origins). Its
+// server card (/api/mcp/server-card) is public metadata, open to every origin like the API.
+addCorsPolicy((path, headers) => (path === '/api/mcp' ? mcpCorsOrigin(headers) : undefined))
 
 const REDIRECTS: Record<string, string> = { '/docs': '/api/docs', '/openapi.json': '/api/openapi.json' }
 
@@ -24,7 +26,7 @@ export async function proxy(req: NextRequest) {
   const edge = edgeResponse(req, requestId)
   if (edge) return edge
   if (isQueryAppHost(req.headers.get('host'))) return queryGate(req, { rewrite: true, requestId })
-  if (path === '/api' || path.startsWith('/api/')) return apiGate(req, requestId)
+  if (path === '/api' || path.startsWith('/api/') || path.startsWith('/.well-known/')) return apiGate(req, requestId)
   if (path === '/query' || path.startsWith('/query/')) return queryGate(req, { requestId })
   const target = REDIRECTS[path]
   // Pages see the id too (the not-found page quotes it).

@@ -7,12 +7,15 @@ import { addressBucket, clientIpFrom, connectionIpIsStamped } from '@/lib/http/c
 import { internalKeyProblem } from '@/lib/http/internal-key'
 import { INTERNAL_KEY_HEADER, CLIENT_IP_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
 import { recordAnswer } from '@/lib/http/request-log'
+import { parseJsonText, readBody } from '@/lib/http/body'
+import { MCP_BODY_MAX_BYTES } from '@/lib/http/body-sizes'
 import { logOnce } from '@/lib/log'
 import { authFailureMessage, getLimiter, rateLimitMessage, type LimitPolicy, type LimitResult } from '@/lib/ratelimit/limiter'
 import { isInternalOperation, operationsAt } from '@/lib/operations'
 import { CRON_PATH_PREFIX } from '@/lib/jobs/names'
 import { cronAuthProblem } from '@/lib/jobs/cron-secret'
 import { forwardedHeaders } from '@/lib/gate/edges'
+import { mcpBodyCost, rateLimitedAnswer } from '@/lib/mcp/cost'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
@@ -27,7 +30,9 @@ import { forwardedHeaders } from '@/lib/gate/edges'
 const PROBE_PATH = '/api/health'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
-const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id'
+// ETag and If-None-Match: browser clients revalidate the MCP server card and the AI Catalog.
+const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, ETag'
+const MCP_PATH = '/api/mcp'
 
 export function requestIdFrom(headers: Headers): string {
   const given = headers.get(REQUEST_ID_HEADER)
@@ -72,7 +77,7 @@ function corsHeaders(allowOrigin: string | null): Record<string, string> {
     'Access-Control-Allow-Origin': allowOrigin,
     ...(allowOrigin === '*' ? {} : { Vary: 'Origin' }),
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Request-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name',
+    'Access-Control-Allow-Headers': 'Content-Type, If-None-Match, X-Request-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name',
     'Access-Control-Expose-Headers': EXPOSED,
     'Access-Control-Max-Age': '86400',
   }
@@ -84,6 +89,19 @@ export function forwardIdentity(req: NextRequest, requestId: string, clientIp: s
   headers.set(REQUEST_ID_HEADER, requestId)
   headers.set(CLIENT_IP_HEADER, clientIp)
   return headers
+}
+
+/**
+ * The parsed JSON-RPC body of a POST to /api/mcp, read from the proxy's copy of the body (the route
+ * reads its own) within the route's byte limit; undefined when it cannot be read, which the route
+ * then answers (413, 415, -32700) and which costs one unit.
+ */
+async function mcpBody(req: NextRequest): Promise<unknown> {
+  try {
+    return parseJsonText(new TextDecoder().decode(await readBody(req, MCP_BODY_MAX_BYTES)))
+  } catch {
+    return undefined
+  }
 }
 
 export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.headers)): Promise<Response> {
@@ -131,12 +149,21 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
     else policy = null
   }
 
-  const limit = policy ? await getLimiter(policy).limit(bucket) : null
+  // The tool server is charged per JSON-RPC message and per upstream query a tool fans out to
+  // (lib/mcp/cost.ts), and answers a limited client in JSON-RPC, one error per request id.
+  const mcp = path === MCP_PATH && req.method === 'POST' ? { body: await mcpBody(req) } : null
+  const units = mcp ? mcpBodyCost(mcp.body) : 1
+  const limit = policy ? await getLimiter(policy).limit(bucket, units) : null
   const headers = { ...(limit && policy ? rateLimitHeaders(limit, policy) : {}), ...cors, [REQUEST_ID_HEADER]: requestId }
 
   if (limit && !limit.success) {
     const retryAfter = retryAfterOf(limit)
     const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
+    if (mcp) {
+      const data = { retryAfter: Number(retryAfter), limit: limit.limit, remaining: limit.remaining, windowSeconds: config.RATE_LIMIT_WINDOW_S, cost: units }
+      const counted = units > 1 ? ` This request counts as ${units} (each message, and each DNS query of a domain check).` : ''
+      return reject(429, rateLimitedAnswer(mcp.body, `${message}${counted}`, data), { ...headers, 'Retry-After': retryAfter })
+    }
     return reject(429, errorBody(cron ? 'errorString' : 'envelope', 'rate_limited', message, requestId), { ...headers, 'Retry-After': retryAfter })
   }
   // A path of the API that exists, asked with a method it does not answer: 405 with Allow, in the

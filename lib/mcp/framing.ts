@@ -1,4 +1,5 @@
 import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { MCP_BATCH_MAX } from '@/lib/mcp/cost'
 
 // JSON-RPC framing of one POST to /api/mcp, decided before the SDK sees it, by the rules of the
 // protocol version in force (the SDK 1.x transport answers -32700 for any invalid message, collapses
@@ -6,7 +7,8 @@ import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSON
 // version):
 // - a value that is not a JSON-RPC message is an Invalid Request (-32600), in a batch per element;
 // - batches exist only in protocol version 2025-03-26 (added there, removed in 2025-06-18); under
-//   any other version a batch is refused whole with -32600;
+//   any other version a batch is refused whole with -32600, and so is a batch of more than
+//   MCP_BATCH_MAX messages (one error per element: each one costs the client's rate limit);
 // - `[]` is one Invalid Request error (JSON-RPC 2.0 §6), a batch's answer is always an array, and a
 //   request id repeated within a batch is answered -32600 after its first use.
 
@@ -68,6 +70,10 @@ export function frame(value: unknown, headerVersion: string | null): Framing {
   if (value.length === 0) return { kind: 'answer', status: 400, body: invalid(null, 'an empty batch') }
   if (!BATCH_VERSIONS.has(version))
     return { kind: 'answer', status: 400, body: invalid(null, `JSON-RPC batches are not part of protocol version ${version}; send one message per request`) }
+  if (value.length > MCP_BATCH_MAX) {
+    const problem = `a batch carries at most ${MCP_BATCH_MAX} messages and this one has ${value.length}; send them in batches of ${MCP_BATCH_MAX} or fewer`
+    return { kind: 'answer', status: 400, body: value.map((item) => invalid(idOf(item), problem)) }
+  }
   const messages: JSONRPCMessage[] = []
   const errors: JsonRpcError[] = []
   const seen = new Set<string | number>()

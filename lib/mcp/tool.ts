@@ -4,10 +4,20 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { AppError, type ErrorCode } from '@/lib/errors'
 import { log } from '@/lib/log'
+import { stripInvisible } from '@/lib/mcp/hygiene'
 
 // What every tool of this server shares: read-only annotations, a result that carries the
-// structured answer and a text copy (a one-line summary, then the JSON) for clients that only read
-// text, and one mapping from our errors to `isError` results that say what to do next.
+// structured answer and a text copy (the JSON, after a one-line summary when that adds at most a
+// tenth) for clients that only read text, one mapping from our errors to `isError` results that
+// say what to do next, text hygiene (lib/mcp/hygiene.ts) and a size budget per result.
+
+/**
+ * The most characters a tool result may take (its JSON: the text block and the structured content
+ * together). Claude Code warns at 10,000 tokens and caps at 25,000; 24,000 characters of JSON are
+ * some 6,000-8,000 tokens. A result over it is cut by the tool's `fit` (a shorter page) or, failing
+ * that, by shortening its longest strings, and its summary says how to get the rest.
+ */
+export const RESULT_MAX_CHARS = 24_000
 
 export interface McpRequestContext {
   /** The request id the gate assigned; quoted in internal-error messages and logs. */
@@ -28,6 +38,13 @@ export interface ReadOnlyTool<I extends z.ZodObject = z.ZodObject, O extends z.Z
   summarize: (result: z.output<O>) => string
   /** Advice for a failure code when the tool knows better than the generic advice. */
   advice?: Partial<Record<ErrorCode, string>>
+  /**
+   * A result cut down until `fits` accepts it (a shorter page, fewer entries), with a sentence saying
+   * how to get the rest; for tools whose answer grows with the data.
+   */
+  fit?: (result: z.output<O>, args: z.output<I>, fits: (candidate: z.output<O>) => boolean) => { result: z.output<O>; note: string }
+  /** Where the whole answer is when strings had to be shortened (a REST operation), for the summary's note. */
+  wholeAnswer?: (args: z.output<I>) => string
 }
 
 /** The input of a tool that takes no arguments: `{}` only, anything else refused. */
@@ -88,16 +105,97 @@ export function toolDefinition(tool: ReadOnlyTool) {
   }
 }
 
+/** The JSON length of a result: what a client holds in its context. */
+export const resultChars = (result: CallToolResult) => JSON.stringify(result).length
+
 /**
- * One call of a tool, the same for both protocol eras: the structured answer with its text copy
- * (a one-line summary, then the same JSON), or an `isError` result saying what to do next.
+ * The structured answer and its text copy: the JSON, after the summary (and `note`) when they add
+ * at most a tenth to it, so the text is never more than 1.1 times the structured content. A small
+ * answer (a few totals) is its own summary.
+ */
+function toResult(tool: ReadOnlyTool, structured: Record<string, unknown>, note = ''): CallToolResult {
+  const json = JSON.stringify(structured)
+  const summary = `${tool.summarize(structured)}${note ? ` ${note}` : ''}`
+  const text = summary.length + 2 <= json.length / 10 ? `${summary}\n\n${json}` : json
+  return { content: [{ type: 'text', text }], structuredContent: structured }
+}
+
+const ellipsis = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s)
+
+/** `value` with strings longer than `chars` shortened (ending in …) and arrays cut to their first `items` entries. */
+function shorten<T>(value: T, chars: number, items = Infinity): T {
+  if (typeof value === 'string') return ellipsis(value, chars) as T
+  if (Array.isArray(value)) return value.slice(0, items).map((v) => shorten(v, chars, items)) as T
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v, chars, items)])) as T
+  return value
+}
+
+function longest(value: unknown): { chars: number; items: number } {
+  if (typeof value === 'string') return { chars: value.length, items: 0 }
+  if (!value || typeof value !== 'object') return { chars: 0, items: 0 }
+  const inner = Object.values(value).map(longest)
+  return {
+    chars: Math.max(0, ...inner.map((l) => l.chars)),
+    items: Math.max(Array.isArray(value) ? value.length : 0, ...inner.map((l) => l.items)),
+  }
+}
+
+/** The largest n from `low` to `high` for which `fits(n)` holds (fits shrinks as n grows), or null when even `low` does not. */
+export function largestFitting(low: number, high: number, fits: (max: number) => boolean): number | null {
+  if (!fits(low)) return null
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (fits(mid)) low = mid
+    else high = mid - 1
+  }
+  return low
+}
+
+/** Room kept for the note a tool's `fit` adds to the summary. */
+const NOTE_ROOM = ' '.repeat(300)
+
+// Shortened strings keep at least this much: enough for a name, a DID or a date, which schemas pattern-check.
+const MIN_STRING_CHARS = 64
+
+/** The result within RESULT_MAX_CHARS: as is, cut by the tool's own `fit`, or with its longest strings shortened. */
+function withinBudget(tool: ReadOnlyTool, args: z.output<z.ZodObject>, structured: Record<string, unknown>): CallToolResult {
+  const whole = toResult(tool, structured)
+  if (resultChars(whole) <= RESULT_MAX_CHARS) return whole
+  if (tool.fit) {
+    const fits = (candidate: Record<string, unknown>) => resultChars(toResult(tool, candidate, NOTE_ROOM)) <= RESULT_MAX_CHARS
+    const fitted = tool.fit(structured, args, fits)
+    const result = toResult(tool, fitted.result, fitted.note)
+    if (resultChars(result) <= RESULT_MAX_CHARS) return result
+  }
+  // Shorten the longest strings as little as will do; if the shortest strings are still too many,
+  // cut every list to its first entries as well.
+  const where = tool.wholeAnswer?.(args) ?? 'narrower arguments give smaller answers'
+  const note = (chars: number, items = Infinity) =>
+    `Strings longer than ${chars} characters are shortened (ending in …)${items < Infinity ? ` and lists cut to their first ${items} entries` : ''} to keep this result within ${RESULT_MAX_CHARS} characters; ${where}.`
+  const shortened = (chars: number, items = Infinity) => toResult(tool, shorten(structured, chars, items), note(chars, items))
+  const size = longest(structured)
+  const chars = largestFitting(MIN_STRING_CHARS, size.chars, (c) => resultChars(shortened(c)) <= RESULT_MAX_CHARS)
+  if (chars !== null) return shortened(chars)
+  const items = largestFitting(1, size.items, (n) => resultChars(shortened(MIN_STRING_CHARS, n)) <= RESULT_MAX_CHARS)
+  if (items !== null) return shortened(MIN_STRING_CHARS, items)
+  log.warn('mcp tool result over budget', { tool: tool.name, chars: resultChars(whole) })
+  return {
+    content: [{ type: 'text', text: `The answer of ${tool.name} is larger than ${RESULT_MAX_CHARS} characters even when shortened; ${where}.` }],
+    isError: true,
+  }
+}
+
+/**
+ * One call of a tool, the same for both protocol eras: the structured answer with its text copy,
+ * or an `isError` result saying what to do next. The one place every result passes: upstream text
+ * is stripped of invisible characters, then the result is kept within its budget.
  */
 export async function callTool(tool: ReadOnlyTool, args: unknown, ctx: McpRequestContext): Promise<CallToolResult> {
   try {
-    const result = await tool.run(args as z.output<z.ZodObject>)
-    return { content: [{ type: 'text', text: `${tool.summarize(result)}\n\n${JSON.stringify(result)}` }], structuredContent: result }
+    const input = args as z.output<z.ZodObject>
+    return withinBudget(tool, input, stripInvisible(await tool.run(input)))
   } catch (error) {
-    return { content: [{ type: 'text', text: failureText(tool, error, ctx) }], isError: true }
+    return { content: [{ type: 'text', text: stripInvisible(failureText(tool, error, ctx)) }], isError: true }
   }
 }
 

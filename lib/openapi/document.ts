@@ -102,12 +102,7 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
     ;(paths[op.path] as Record<string, ZodOpenApiOperationObject>)[op.method.toLowerCase()] = toOperationObject(op, c)
   }
   // The tool server is not a route() operation: its requests and answers are JSON-RPC.
-  paths['/mcp'] = mcpPathItem(
-    z.object(rateLimitHeaders),
-    retryAfterHeader,
-    recordedExamples.mcp,
-    sharedErrorExamples(['rate_limited'], 'envelope', STATUS_TEXT[429], c),
-  )
+  paths['/mcp'] = mcpPathItem(z.object(rateLimitHeaders), retryAfterHeader, recordedExamples.mcp, { max: c.RATE_LIMIT_MAX, windowS: c.RATE_LIMIT_WINDOW_S })
   const servers = [{ url: new URL('/api', c.PUBLIC_BASE_URL).toString().replace(/\/$/, ''), description: 'Production' }]
   if (c.DEV_BASE_URL)
     servers.push({ url: new URL('/api', c.DEV_BASE_URL).toString().replace(/\/$/, ''), description: 'Development (may break without notice)' })

@@ -3,6 +3,8 @@ import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { ErrorEnvelope } from '@/lib/http/errors'
 import { tools as registeredTools } from '@/lib/mcp/tools'
+import { MCP_BATCH_MAX, RATE_LIMITED_CODE, rateLimitedAnswer } from '@/lib/mcp/cost'
+import { rateLimitMessage } from '@/lib/ratelimit/limiter'
 import { answersByStatus, type Examples, type RecordedAnswer } from '@/lib/openapi/examples'
 
 // /api/mcp in the OpenAPI document: the HTTP envelope only. The tools themselves, with their input
@@ -29,8 +31,7 @@ const JsonRpcError = z
     id: id.nullable().meta({ description: 'null when the request could not be read' }),
     error: z.object({
       code: z.int().meta({
-        description:
-          '-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport errors (wrong headers, forbidden origin, method not allowed)',
+        description: `-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport errors (wrong headers, forbidden origin, method not allowed), ${RATE_LIMITED_CODE} rate limited (\`data\`: retryAfter, limit, remaining, windowSeconds, cost)`,
       }),
       message: z.string(),
       data: z.unknown().optional(),
@@ -102,6 +103,20 @@ export const MCP_EXAMPLES: readonly McpExample[] = [
   { name: 'tooLarge', summary: 'A body over 1 MiB', rawBody: () => JSON.stringify({ ...tools(11), params: { padding: 'x'.repeat(1024 * 1024) } }) },
 ]
 
+/** The gate's 429 answers to a tools/call and to a batch of two. */
+function rateLimitedExamples(max: number, windowS: number): Examples {
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_policies', arguments: {} } })
+  const data = { retryAfter: 12, limit: max, remaining: 0, windowSeconds: windowS, cost: 1 }
+  const message = rateLimitMessage(max, windowS, 12)
+  return {
+    rateLimited: { summary: 'A tools/call over the limit', value: rateLimitedAnswer(call(2), message, data) },
+    rateLimitedBatch: {
+      summary: 'A batch of two calls over the limit (2025-03-26)',
+      value: rateLimitedAnswer([call(3), call(4)], message, { ...data, cost: 2 }),
+    },
+  }
+}
+
 const jsonRpcErrorResponse = (description: string, headers: z.ZodObject, examples?: Examples, schema: z.ZodType = JsonRpcError) => ({
   description,
   headers,
@@ -112,19 +127,20 @@ const DESCRIPTION = [
   'Model Context Protocol endpoint: JSON-RPC 2.0 over streamable HTTP, **stateless** (no `Mcp-Session-Id`), answering with plain JSON (never an event stream). A `tools/call` works without a prior `initialize`; `GET` and `DELETE` answer 405 (no event stream, no session). ' +
     `${registeredTools.length} read-only tools over the same services as this API; \`tools/list\` gives their input and output schemas.`,
   "Protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26 as described here; revision 2026-07-28 (no `initialize`, the protocol version and client capabilities in each request's `_meta`, the `Mcp-Method` and `Mcp-Name` headers) on the same path, where a request that sets its own log level gets an event stream: see docs/mcp.md.",
-  'Requests need `Content-Type: application/json` and an `Accept` that admits `application/json` (`application/json, text/event-stream` as the transport specification asks, or `*/*`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), and their answer is always an array. No credentials: an `Authorization` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in `MCP_ALLOWED_ORIGINS` (DNS-rebinding protection). The per-client rate limit applies as to every API call.',
+  `Requests need \`Content-Type: application/json\` and an \`Accept\` that admits \`application/json\` (\`application/json, text/event-stream\` as the transport specification asks, or \`*/*\`); answers are always JSON. Batches are accepted under protocol version 2025-03-26 only (later versions removed them), of at most ${MCP_BATCH_MAX} messages, and their answer is always an array. No credentials: an \`Authorization\` header is ignored. Browser requests are accepted only from the service’s own origin and the origins in \`MCP_ALLOWED_ORIGINS\` (DNS-rebinding protection).`,
+  `The per-client rate limit counts every JSON-RPC message (each message of a batch), and a check_domain_health call also its DNS queries (see docs/mcp.md). Over it, the answer is HTTP 429 with \`Retry-After\` and a JSON-RPC error (code ${RATE_LIMITED_CODE}) for each request id.`,
   'Protocol errors are JSON-RPC errors: -32700 for unreadable JSON, -32601 for an unknown method, -32602 for invalid params or an unknown tool. A tool that fails answers a result with `isError: true` and a message saying what to change or when to retry.',
 ].join('\n\n')
 
 /**
  * The /mcp path item. `headers` are the rate-limit and request-id headers every answer carries;
- * `answers` the recorded answers to MCP_EXAMPLES; `rateLimited` the gate's 429 examples.
+ * `answers` the recorded answers to MCP_EXAMPLES; `limit` the rate limit the gate's 429 examples quote.
  */
 export function mcpPathItem(
   headers: z.ZodObject,
   retryAfter: z.ZodType,
   answers: Record<string, RecordedAnswer>,
-  rateLimited: Examples,
+  limit: { max: number; windowS: number },
 ): ZodOpenApiPathItemObject {
   const byStatus = answersByStatus(
     MCP_EXAMPLES.map((e) => ({ ...e, request: e.message ? `\`${JSON.stringify(e.message)}\`` : undefined })),
@@ -159,11 +175,13 @@ export function mcpPathItem(
         '406': errorResponse(406, '`Accept` does not admit application/json'),
         '413': errorResponse(413, 'Body larger than 1 MiB'),
         '415': errorResponse(415, '`Content-Type` is not application/json'),
-        // The gate answers before the tool server sees the request, in the API's error envelope.
+        // The gate answers before the tool server sees the request, in JSON-RPC.
         '429': {
-          description: 'Rate limit exceeded: retry after the Retry-After seconds',
+          description: `Rate limit exceeded: a JSON-RPC error (code ${RATE_LIMITED_CODE}) for each request id, or one with id null; retry after the Retry-After seconds`,
           headers: headers.extend({ 'Retry-After': retryAfter }),
-          content: { 'application/json': { schema: ErrorEnvelope, examples: rateLimited } },
+          content: {
+            'application/json': { schema: z.union([JsonRpcError, z.array(JsonRpcError)]), examples: rateLimitedExamples(limit.max, limit.windowS) },
+          },
         },
       },
     },

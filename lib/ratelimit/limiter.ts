@@ -51,8 +51,8 @@ export interface LimitResult {
 
 export interface Limiter {
   kind: 'upstash' | 'redis' | 'memory'
-  /** Counts one request of `id` and says whether it is within the quota. */
-  limit(id: string): Promise<LimitResult>
+  /** Counts `units` requests (default 1) for `id`: a request that fans out (an MCP batch, a domain check) costs more than one. */
+  limit(id: string, units?: number): Promise<LimitResult>
   /** Whether `id` has quota left, without counting anything (success false once the quota is used up). */
   check(id: string): Promise<LimitResult>
 }
@@ -67,7 +67,7 @@ export function createMemoryLimiter(max: number, windowS: number, now = () => Da
   }
   return {
     kind: 'memory',
-    async limit(id) {
+    async limit(id, units = 1) {
       const window = Math.floor(now() / windowMs)
       let entry = entryOf(id, window)
       if (!entry) {
@@ -75,7 +75,7 @@ export function createMemoryLimiter(max: number, windowS: number, now = () => Da
         entry = { window, used: 0 }
         counts.set(id, entry)
       }
-      entry.used += 1
+      entry.used += units
       const success = entry.used <= max
       return { success, limit: max, remaining: Math.max(0, max - entry.used), reset: (window + 1) * windowMs, failedOpen: false }
     },
@@ -113,11 +113,11 @@ function createStoreLimiter(max: number, windowS: number, timeoutMs: number, pre
     })
   return {
     kind: redis.kind,
-    async limit(id) {
-      const own = local.limit(id)
+    async limit(id, units = 1) {
+      const own = local.limit(id, units)
       return onStore(
         async () => {
-          const r = await withTimeout(ratelimit.limit(id), timeoutMs)
+          const r = await withTimeout(ratelimit.limit(id, { rate: units }), timeoutMs)
           if (r.reason === 'timeout') throw new Error(`timed out after ${timeoutMs} ms`)
           return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset, failedOpen: false }
         },

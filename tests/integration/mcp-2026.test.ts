@@ -373,31 +373,38 @@ describe('both eras', () => {
 })
 
 describe('bounded tool output, with a PDS of 10,000 repositories', () => {
-  // Claude Code caps a tool result at about 25,000 tokens; a token is about 4 characters of JSON.
-  const CAP_CHARS = 25_000 * 4
+  // Each result within 24,000 characters (RESULT_MAX_CHARS, lib/mcp/tool.ts), its text block at most
+  // 1.1 times the structured content.
+  const BUDGET = 24_000
+  const withinBudget = (result: { content: { type: string; text: string }[]; structuredContent: unknown }) => {
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(BUDGET)
+    expect(Buffer.byteLength(textOf(result))).toBeLessThanOrEqual(1.1 * Buffer.byteLength(JSON.stringify(result.structuredContent)))
+  }
 
-  it('get_pds_repos answers a default page of 100 with truncated and nextCursor, well under the cap', async () => {
+  it('get_pds_repos answers a default page of 50 with truncated and nextCursor, within the budget', async () => {
     const { result } = (await callModern('get_pds_repos')).body
     const data = result.structuredContent
     expect([data.total, data.active, data.inactive]).toEqual([REPOS, ACTIVE, REPOS - ACTIVE])
-    expect(data.repos).toHaveLength(100)
+    expect(data.repos).toHaveLength(50)
     expect(data.truncated).toBe(true)
     expect(typeof data.nextCursor).toBe('string')
-    const size = JSON.stringify(result).length
-    expect(size).toBeLessThan(CAP_CHARS / 2)
+    withinBudget(result)
     // The text block is the summary and the same JSON.
     const text = textOf(result)
-    expect(text.startsWith(`${REPOS} repositories on the PDS: ${ACTIVE} active, ${REPOS - ACTIVE} inactive. This page lists 100;`)).toBe(true)
+    expect(text.startsWith(`${REPOS} repositories on the PDS: ${ACTIVE} active, ${REPOS - ACTIVE} inactive. This page lists 50;`)).toBe(true)
     expect(JSON.parse(text.slice(text.indexOf('\n\n') + 2))).toEqual(data)
   })
 
-  it('get_pds_repos at its largest page (200) stays under the cap, and the cursors walk all 10,000 repositories once', async () => {
+  it('get_pds_repos asked for 200 answers the page that fits the budget, and the cursors walk all 10,000 repositories once', async () => {
     const seen: string[] = []
     let cursor: string | undefined
-    let largest = 0
-    for (let page = 0; page < 60; page++) {
+    for (let page = 0; page < 250; page++) {
       const { result } = (await callModern('get_pds_repos', { limit: 200, ...(cursor ? { cursor } : {}) })).body
-      largest = Math.max(largest, JSON.stringify(result).length)
+      withinBudget(result)
+      if (page === 0) {
+        expect(result.structuredContent.repos.length).toBeLessThan(200)
+        expect(textOf(result)).toContain(`It holds ${result.structuredContent.repos.length} of the 200 asked for, to stay within ${BUDGET} characters.`)
+      }
       seen.push(...result.structuredContent.repos.map((r: { did: string }) => r.did))
       cursor = result.structuredContent.nextCursor ?? undefined
       if (!result.structuredContent.truncated) break
@@ -405,48 +412,134 @@ describe('bounded tool output, with a PDS of 10,000 repositories', () => {
     expect(cursor).toBeUndefined()
     expect(seen).toHaveLength(REPOS)
     expect(new Set(seen).size).toBe(REPOS)
-    expect(largest).toBeLessThan(CAP_CHARS)
   })
 
   it('the heatmap and blob tools are bounded by their shape, not by the PDS: a year of days and three totals', async () => {
     const heatmap = (await callModern('get_pds_bsky_heatmap', { year: YEAR })).body.result
     expect(Object.keys(heatmap.structuredContent.days).length).toBeLessThanOrEqual(366)
     expect(heatmap.structuredContent.totalPosts).toBeGreaterThan(0)
-    // 366 days at most: `"YYYY-MM-DD":n,` is under 25 characters, twice (structured and text copy).
-    expect(JSON.stringify(heatmap).length).toBeLessThan(2 * 366 * 25 + 2_000)
+    withinBudget(heatmap)
     const blobs = (await callModern('get_pds_blob_storage_usage')).body.result
     expect(blobs.structuredContent.accountCount).toBe(ACTIVE)
-    expect(JSON.stringify(blobs).length).toBeLessThan(1_000)
+    withinBudget(blobs)
   })
 })
 
-describe('discoverable', () => {
-  it('the server card at /.well-known/mcp/server-card.json (SEP-2127) names the endpoint, the revisions and every listed tool', async () => {
-    const res = await fetch(`${app.url}/.well-known/mcp/server-card.json`)
+describe('discoverable (modelcontextprotocol/experimental-ext-server-card, docs/discovery.md)', () => {
+  const CARD = '/api/mcp/server-card'
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${app.url}${path}`, { headers })
+
+  it('"MCP Servers MAY host their Server Card at GET <streamable-http-url>/server-card": the card, with its media type, an hour of public caching, an ETag and CORS', async () => {
+    const res = await get(CARD, { accept: 'application/mcp-server-card+json', origin: 'https://any.example' })
     expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/mcp-server-card+json')
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600')
+    expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{43}"$/)
+    // "Access-Control-Allow-Origin: *, …-Methods: GET, …-Headers: Content-Type, If-None-Match, …-Expose-Headers: ETag" (the gate's, a superset).
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('access-control-allow-methods')?.split(', ')).toContain('GET')
+    expect(res.headers.get('access-control-allow-headers')?.split(', ')).toEqual(expect.arrayContaining(['Content-Type', 'If-None-Match']))
+    expect(res.headers.get('access-control-expose-headers')?.split(', ')).toContain('ETag')
+    // Rate-limited like every route: the gate's headers are there.
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"default";q=\d+;w=\d+$/)
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     const card = await res.json()
-    expect(card).toMatchObject({
+    expect(card).toEqual({
       $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
       name: 'test.mcp.api/utility-api',
       version: '1.1.0',
+      description: expect.any(String),
       title: 'Utility API',
+      websiteUrl: 'https://api.mcp.test/',
       remotes: [
         {
           type: 'streamable-http',
           url: 'https://api.mcp.test/api/mcp',
-          supportedProtocolVersions: expect.arrayContaining([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']),
+          supportedProtocolVersions: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
         },
       ],
     })
     expect(card.name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/)
-    const listed = (await modern('tools/list')).body.result.tools.map((t: { name: string; title: string }) => ({ name: t.name, title: t.title }))
-    expect(card._meta['io.modelcontextprotocol.registry/publisher-provided'].tools).toEqual(listed)
+    expect(card.description.length).toBeLessThanOrEqual(100)
+    // "Server Cards do not enumerate primitives (tools, resources, prompts)".
+    expect(JSON.stringify(card)).not.toContain('list_policies')
+  })
+
+  it('"Hosts SHOULD honor If-None-Match and return 304 Not Modified": revalidation with the ETag (weak comparison, lists)', async () => {
+    const etag = (await get(CARD)).headers.get('etag')!
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`]) {
+      const res = await get(CARD, { 'if-none-match': ifNoneMatch })
+      expect(res.status, ifNoneMatch).toBe(304)
+      expect(await res.text()).toBe('')
+      expect([res.headers.get('etag'), res.headers.get('cache-control')]).toEqual([etag, 'public, max-age=3600'])
+    }
+    // A stale tag gets the document; `*` too, since the proxy drops `If-None-Match: *` for every page (lib/gate/edges.ts).
+    for (const ifNoneMatch of ['"stale"', '*']) {
+      const res = await get(CARD, { 'if-none-match': ifNoneMatch })
+      expect([res.status, res.headers.get('etag')]).toEqual([200, etag])
+      expect((await res.json()).version).toBe('1.1.0')
+    }
+  })
+
+  it("A Server Card SHOULD accurately reflect the server's runtime behavior: name, version and endpoint agree with server/discover and initialize", async () => {
+    const card = await (await get(CARD)).json()
+    const discover = (await modern('server/discover')).body.result
+    const info = discover._meta['io.modelcontextprotocol/serverInfo']
+    expect(card.name.split('/')[1]).toBe(info.name)
+    expect(card.version).toBe(info.version)
+    expect(card.title).toBe(info.title)
+    const [remote] = card.remotes
+    expect(new URL(remote.url).pathname).toBe('/api/mcp')
+    // Every version server/discover supports is on the card, and each 2025-era version the card lists is one initialize agrees to.
+    expect(remote.supportedProtocolVersions).toEqual(expect.arrayContaining(discover.supportedVersions))
+    for (const version of remote.supportedProtocolVersions.filter((v: string) => v !== MODERN)) {
+      const init = await post(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'card-check', version: '1' } },
+        },
+        {},
+      )
+      expect(init.body.result.protocolVersion, version).toBe(version)
+      expect(init.body.result.serverInfo).toMatchObject({ name: info.name, version: card.version })
+    }
+  })
+
+  it("the card's old address, /.well-known/mcp/server-card.json, answers the same document", async () => {
+    const [card, alias] = await Promise.all([get(CARD), get('/.well-known/mcp/server-card.json')])
+    expect(alias.status).toBe(200)
+    expect(alias.headers.get('content-type')).toBe('application/mcp-server-card+json')
+    expect(alias.headers.get('etag')).toBe(card.headers.get('etag'))
+    expect(alias.headers.get('ratelimit-policy')).toBe(card.headers.get('ratelimit-policy'))
+    expect(await alias.json()).toEqual(await card.json())
+    expect((await get('/.well-known/mcp/server-card.json', { 'if-none-match': card.headers.get('etag')! })).status).toBe(304)
+  })
+
+  it('"Clients performing domain-level discovery SHOULD attempt to retrieve /.well-known/ai-catalog.json": one entry pointing at the card', async () => {
+    const res = await get('/.well-known/ai-catalog.json')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/ai-catalog+json')
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"default";/)
+    const etag = res.headers.get('etag')!
+    const catalog = await res.json()
+    expect(catalog).toEqual({
+      specVersion: '1.0',
+      entries: [
+        { identifier: 'urn:air:api.mcp.test:mcp:utility-api', type: 'application/mcp-server-card+json', url: 'https://api.mcp.test/api/mcp/server-card' },
+      ],
+    })
+    expect((await get('/.well-known/ai-catalog.json', { 'if-none-match': etag })).status).toBe(304)
+    // The entry's URL is this server's card (the public base URL's path on this host).
+    const card = await get(new URL(catalog.entries[0].url).pathname)
+    expect(card.headers.get('content-type')).toBe(catalog.entries[0].type)
   })
 
   it('server.json in the repository (the MCP Registry entry) matches the tool registry and the card', async () => {
     const file = JSON.parse(readFileSync(path.join(__dirname, '../../server.json'), 'utf8'))
-    const card = await (await fetch(`${app.url}/.well-known/mcp/server-card.json`)).json()
+    const card = await (await get(CARD)).json()
     expect(file).toMatchObject({
       $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
       name: 'com.example.api/utility-api',
@@ -457,7 +550,8 @@ describe('discoverable', () => {
     })
     expect(file.description.length).toBeLessThanOrEqual(100)
     const publisher = file._meta['io.modelcontextprotocol.registry/publisher-provided']
-    expect(publisher.tools).toEqual(card._meta['io.modelcontextprotocol.registry/publisher-provided'].tools)
+    const listed = (await modern('tools/list')).body.result.tools.map((t: { name: string; title: string }) => ({ name: t.name, title: t.title }))
+    expect(publisher.tools).toEqual(listed)
     expect(publisher.supportedProtocolVersions).toEqual(card.remotes[0].supportedProtocolVersions)
   })
 })

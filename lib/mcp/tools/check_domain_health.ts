@@ -26,6 +26,8 @@ export const checkDomainHealthTool = defineTool({
     const first = r.recommendations[0]
     return `${r.domain}: grade ${r.grade} (score ${r.score}/100); ${counts}.${first ? ` First recommendation (${first.check}): ${first.action}` : ' Nothing to fix.'}`
   },
+  wholeAnswer: ({ domain, selectors }) =>
+    `GET /api/domains/${encodeURIComponent(domain)}${selectors?.length ? `?selectors=${selectors.join(',')}` : ''} answers the raw records whole`,
   advice: {
     not_found: 'Check the spelling of the domain; list_domains lists the platform domains.',
   },

@@ -1,18 +1,20 @@
 import 'server-only'
 import { z } from 'zod'
 import { AppError } from '@/lib/errors'
-import { defineTool } from '@/lib/mcp/tool'
+import { defineTool, largestFitting, RESULT_MAX_CHARS } from '@/lib/mcp/tool'
 import { Repo, ReposResult } from '@/lib/pds/schemas'
 import { getRepos } from '@/lib/pds/service'
 
 // The REST operation answers every repository; a tool result is read by a model whose client caps
-// it (Claude Code at about 25,000 tokens), so the tool answers one page. A repository entry is
-// about 160 bytes of JSON and appears twice (structured content and the text copy), so the default
-// page of 100 is about 32 kB (some 9,000 tokens) and the largest page of 200 about twice that, well
-// under the cap (tests/integration/mcp-2026.test.ts measures it); the counts cover the whole PDS. The cursor is the offset into the PDS's own listRepos
-// order (the list is cached for 60 s, so consecutive pages read the same snapshot).
+// it, so the tool answers one page, and the page also stays within the result budget
+// (RESULT_MAX_CHARS, lib/mcp/tool.ts). A repository entry is about 160 characters of JSON and
+// appears twice (structured content and the text copy), so some 65 fit: the default page of 50
+// does, and a larger page asked for is cut there, with `truncated` and `nextCursor` for the rest
+// (tests/unit/mcp-result.test.ts walks 10,000 repositories). The counts cover the whole PDS. The
+// cursor is the offset into the PDS's own listRepos order (the list is cached for 60 s, so
+// consecutive pages read the same snapshot).
 
-export const REPOS_DEFAULT_LIMIT = 100
+export const REPOS_DEFAULT_LIMIT = 50
 export const REPOS_MAX_LIMIT = 200
 
 const ReposInput = z
@@ -54,7 +56,7 @@ export const getPdsReposTool = defineTool({
   title: 'List the repositories on the PDS',
   description: [
     "Lists the repositories (accounts) hosted on the platform's Bluesky PDS, read through all pages of com.atproto.sync.listRepos: the total, active and inactive counts of the whole PDS, and one page of repositories, each with its DID, head commit CID, revision, whether it is active and, when not, why (deactivated, takendown, suspended, …).",
-    `Limits: at most \`limit\` repositories per call (default ${REPOS_DEFAULT_LIMIT}, at most ${REPOS_MAX_LIMIT}); when \`truncated\` is true, call again with \`cursor\` set to \`nextCursor\` for the next page. Cached for 60 s.`,
+    `Limits: at most \`limit\` repositories per call (default ${REPOS_DEFAULT_LIMIT}, at most ${REPOS_MAX_LIMIT}), and fewer when the page would pass ${RESULT_MAX_CHARS} characters (about 65); when \`truncated\` is true, call again with \`cursor\` set to \`nextCursor\` for the next page. Cached for 60 s.`,
     'Failures: a cursor this tool did not return is refused. The call fails when this server has no PDS configured (PDS_URL), when the PDS answers with an error or something unusable, or when it does not answer in time.',
   ].join('\n\n'),
   input: ReposInput,
@@ -72,6 +74,15 @@ export const getPdsReposTool = defineTool({
       repos: all.repos.slice(offset, end),
       truncated,
       nextCursor: truncated ? encodeCursor(end) : null,
+    }
+  },
+  fit: (page, { cursor }, fits) => {
+    const offset = decodeCursor(cursor)
+    const first = (n: number) => ({ ...page, repos: page.repos.slice(0, n), truncated: true, nextCursor: encodeCursor(offset + n) })
+    const n = largestFitting(0, page.repos.length - 1, (k) => fits(first(k))) ?? 0
+    return {
+      result: first(n),
+      note: `It holds ${n} of the ${page.repos.length} asked for, to stay within ${RESULT_MAX_CHARS} characters.`,
     }
   },
   summarize: (r) => {
