@@ -1,3 +1,4 @@
+import { crossSiteNavigation } from '@/lib/access/policy'
 import { withAccess } from '@/lib/access/server'
 import { config } from '@/lib/config'
 import { AppError } from '@/lib/errors'
@@ -12,6 +13,9 @@ export const dynamic = 'force-dynamic'
 // GET /query/export?format=csv|ndjson&dataset=…&range=…&filter=…&cols=…&sort=… - every row of that
 // page state (not only one page), in the page's order (newest first by default), streamed, up to QUERY_EXPORT_MAX_ROWS
 export const GET = withAccess('/query/export', async ({ request, requestId, identity }) => {
+  // A download runs the filter as the operator: only from our own pages (or a typed address), never from another site's link.
+  const site = crossSiteNavigation(request.headers)
+  if (site) throw new AppError('forbidden', `This export was requested from another site (Sec-Fetch-Site: ${site}); open the query page and export from there.`)
   const params = request.nextUrl.searchParams
   // Every matching row: the page's limit and offset do not apply.
   const { limit: _limit, offset: _offset, ...view } = Object.fromEntries(params) as SearchParams
