@@ -415,7 +415,7 @@ describe(`hostile filters and links from other sites (${driverName})`, () => {
         expect(res.status).toBe(200)
         const html = (await res.text()).replaceAll('<!-- -->', '')
         expect(html).toContain('data-testid="confirm-run"')
-        expect(html).toContain(`was opened from another site (Sec-Fetch-Site: ${site})`)
+        expect(html).toContain(`opened from another site</strong> (Sec-Fetch-Site: ${site})`)
         expect(html).toContain('<code data-testid="confirm-filter">route = &#x27;/api/r2&#x27; AND duration_ms &gt; 3</code>')
         // The same address, to be requested from this origin.
         expect(html).toContain(`href="${path.replaceAll('&', '&amp;').replaceAll("'", '&#x27;')}"`)
