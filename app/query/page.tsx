@@ -12,7 +12,7 @@ import type { Identity } from '@/lib/access/policy'
 import { config } from '@/lib/config'
 import { AppError } from '@/lib/errors'
 import { runChartData, type ChartData } from '@/lib/query/compare'
-import { ownerOf, recordRun } from '@/lib/saved-views/views'
+import { ownerOf, queryAs, recordRun } from '@/lib/saved-views/views'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { demoRowsOf, runQuery, type QueryResult } from '@/lib/query/service'
 import { DEFAULT_LIMIT, rangeRequest, shownColumns, sortRequest, viewHref, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
@@ -64,7 +64,7 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
   try {
     // The rows and the histogram above them: same range and filter, run concurrently.
     // (With compare= and split= in the URL, the histogram is also compared and split.)
-    ;[result, charts] = await Promise.all([runQuery(request), runChartData(rangeRequest(state), state)])
+    ;[result, charts] = await queryAs(identity, () => Promise.all([runQuery(request), runChartData(rangeRequest(state), state)]))
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     const failed = { ...run, error: error.message }
@@ -88,7 +88,7 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
         />
       ) : null}
       <CompareControls action={base || '/'} state={state} />
-      <WithFacets base={base} state={state}>
+      <WithFacets base={base} state={state} identity={identity}>
         <Histogram {...charts} path={base || '/'} state={state} />
         {charts.compare ? <WhatChanged compare={charts.compare} path={base || '/'} state={state} /> : null}
         <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />

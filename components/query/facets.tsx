@@ -1,8 +1,10 @@
 import Link from 'next/link'
 import { Suspense, type ReactNode } from 'react'
+import type { Identity } from '@/lib/access/policy'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { AppError } from '@/lib/errors'
 import { runFacets } from '@/lib/query/facets'
+import { queryAs } from '@/lib/saved-views/views'
 import type { FacetsResult } from '@/lib/query/schemas'
 import { addClause, valueClause } from '@/lib/view/drilldown'
 import { formatCount, formatRate } from '@/lib/view/format'
@@ -16,7 +18,7 @@ import styles from './query.module.css'
 // checked like a typed filter), and each column links to the group-by page. They load on their own
 // (the rows never wait for them) and say where their counts come from: the rollup (exact, whole
 // range) or the newest rows of the range (a sample, named with its size).
-export function WithFacets({ base, state, children }: { base: string; state: ViewState; children: ReactNode }) {
+export function WithFacets({ base, state, identity, children }: { base: string; state: ViewState; identity: Identity; children: ReactNode }) {
   return (
     <div className={styles.withFacets}>
       <div className={styles.rowsColumn}>{children}</div>
@@ -31,17 +33,17 @@ export function WithFacets({ base, state, children }: { base: string; state: Vie
             </p>
           }
         >
-          <Facets base={base} state={state} />
+          <Facets base={base} state={state} identity={identity} />
         </Suspense>
       </aside>
     </div>
   )
 }
 
-async function Facets({ base, state }: { base: string; state: ViewState }) {
+async function Facets({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
   let result: FacetsResult
   try {
-    result = await runFacets(rangeRequest(state))
+    result = await queryAs(identity, () => runFacets(rangeRequest(state)))
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     return (

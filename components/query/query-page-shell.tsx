@@ -29,12 +29,14 @@ interface ShellProps {
   children: ReactNode
   /** Page parameters beyond the view state that the form keeps (the group-by page's `by`…). */
   formHidden?: Record<string, string>
+  /** Opened from another site: the query is shown and waits for the operator (`site`: Sec-Fetch-Site; `search`: the link's query string). */
+  confirmRun?: { site: string; search: string }
 }
 
 // What the rows and dashboard pages share: header, dataset picker, form, quick filters and the
 // save form, the notices about the URL, and the refused and loading states around the part that
 // queries.
-export function QueryPageShell({ page, base, access, state, notices, requestId, hasView = true, children, formHidden }: ShellProps) {
+export function QueryPageShell({ page, base, access, state, notices, requestId, hasView = true, children, formHidden, confirmRun }: ShellProps) {
   const path = page === 'query' ? base || '/' : `${base}/${page}`
   // The range pinned to what it means now, for links and saved views that must not move on.
   const pinned = pinnedWindow(state)
@@ -74,15 +76,46 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
         </QueryControls>
         {state.live ? null : <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />}
         <div id="results" tabIndex={-1} className={styles.results}>
-          <Suspense
-            key={viewHref(path, state)}
-            fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}
-          >
-            {children}
-          </Suspense>
+          {confirmRun ? (
+            <ConfirmRun href={`${path}?${confirmRun.search}`} site={confirmRun.site} state={state} page={page} />
+          ) : (
+            <Suspense
+              key={viewHref(path, state)}
+              fallback={<LoadingState>{page === 'dashboard' ? 'Running the dashboard…' : 'Running the query…'}</LoadingState>}
+            >
+              {children}
+            </Suspense>
+          )}
         </div>
       </main>
     </>
+  )
+}
+
+/**
+ * A query opened from another site: what it would run, and a same-origin link that runs it. The
+ * other site chose the filter; running it as the operator (and writing their history) waits for them.
+ */
+function ConfirmRun({ href, site, state, page }: { href: string; site: string; state: ViewState; page: ShellProps['page'] }) {
+  const range = state.range === 'custom' ? `${state.from} → ${state.to}` : RANGE_PRESETS[state.range]
+  return (
+    <div className={styles.notice} role="status" data-testid="confirm-run">
+      <p>
+        <strong>This {page === 'dashboard' ? 'dashboard' : page === 'group' ? 'grouping' : 'query'} was opened from another site</strong> (Sec-Fetch-Site:{' '}
+        {site}), so it has not been run, and nothing was added to your history. Check what it would run:
+      </p>
+      <ul>
+        <li>
+          Dataset: <code>{getDataset(state.dataset).label}</code>, range: {range}
+        </li>
+        <li>Filter: {state.filter ? <code data-testid="confirm-filter">{state.filter}</code> : 'none'}</li>
+      </ul>
+      <p>
+        <a className={styles.primary} href={href} data-testid="confirm-run-link">
+          Run this query
+        </a>
+      </p>
+    </div>
   )
 }
 

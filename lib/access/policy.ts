@@ -152,6 +152,17 @@ export function crossOriginProblem(method: string, headers: Headers): string | n
   return host === headers.get('host') ? null : `origin ${origin} is not ${headers.get('host')}`
 }
 
+/**
+ * A page opened from another site or a sibling subdomain (Sec-Fetch-Site cross-site or same-site):
+ * its link may carry a filter someone else wrote, so the page shows it and waits for the operator
+ * to run it. Our own pages (same-origin), typed or bookmarked addresses (none) and clients that do
+ * not send the header run at once. Returns the header's value when the page must wait, else null.
+ */
+export function crossSiteNavigation(headers: Pick<Headers, 'get'>): string | null {
+  const site = headers.get('sec-fetch-site')
+  return site === 'cross-site' || site === 'same-site' ? site : null
+}
+
 /** The whole rule for one request: same origin for POSTs, then the access policy. */
 export async function admitRequest(req: AccessRequest & { method: string }, mode?: AccessMode): Promise<AccessResult> {
   const crossOrigin = crossOriginProblem(req.method, req.headers)

@@ -66,7 +66,12 @@ const receiverDown = (a: Attempt) => !a.ok && (a.status === null || a.status >= 
 // Demonstration rows (npm run db:seed, the embedded database's first start) never leave the database.
 const WAITING = sql`"delivery" = 'pending' AND NOT "demo"`
 
-export async function deliverPending(db: Db, link: (row: Row) => string | null, opts: DeliveryOptions = {}): Promise<DeliveryResult> {
+/** `present`: the name a notification goes by and where it points (lib/alerts/job.ts presentAlert). */
+export async function deliverPending(
+  db: Db,
+  present: (row: Row) => { name: string; link: string | null },
+  opts: DeliveryOptions = {},
+): Promise<DeliveryResult> {
   const url = opts.url ?? config.ALERT_WEBHOOK_URL
   const now = opts.now ?? Date.now
   const budgetMs = opts.budgetMs ?? config.ALERT_DELIVERY_BUDGET_MS
@@ -84,13 +89,14 @@ export async function deliverPending(db: Db, link: (row: Row) => string | null, 
   let stopped = false
   for (const r of pending) {
     if (stopped || deadline - now() < 1000) continue
+    const { name, link } = present(r)
     const alert: AlertRow = {
       id: Number(r.id),
       at: iso(r.at),
       kind: String(r.kind),
       event: String(r.event),
       alertKey: String(r.alert_key),
-      name: String(r.name),
+      name,
       dataset: r.dataset === null ? null : String(r.dataset),
       metric: r.metric === null ? null : String(r.metric),
       op: r.op === null ? null : String(r.op),
@@ -98,7 +104,7 @@ export async function deliverPending(db: Db, link: (row: Row) => string | null, 
       value: num(r.value),
       windowMinutes: num(r.window_minutes),
       summary: String(r.summary),
-      link: link(r),
+      link,
     }
     const body = JSON.stringify(channel.body(alert))
     const attempts: Attempt[] = []

@@ -5,6 +5,7 @@ import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib
 import { config } from '@/lib/config'
 import type { Database, Db } from '@/lib/db/client'
 import { DATASETS } from '@/lib/datasets/catalog'
+import { AppError } from '@/lib/errors'
 import { parseTimestamp, rowsOf } from '@/lib/db/rows'
 import { write as writeAlerts } from '@/lib/datasets/alerts/store'
 import type { alerts } from '@/lib/datasets/alerts/tables'
@@ -110,35 +111,55 @@ export async function measure(database: Database, view: Pick<SavedView, 'view'>,
   return { value: total.count === 0 ? 0 : errors.count / total.count, estimated: !total.countExact || !errors.countExact }
 }
 
-/** The notification's text. */
-export function conditionSummary(view: Pick<SavedView, 'name' | 'view'>, condition: Condition, event: 'fired' | 'resolved', m: Measurement): string {
+const measureError = (error: unknown) =>
+  error instanceof AppError && error.code === 'invalid_input'
+    ? 'its filter was refused (its owner sees why on the view’s page)'
+    : error instanceof Error
+      ? error.message
+      : String(error)
+
+/**
+ * The notification's text, as the alerts dataset keeps it: the view by its id and its dataset,
+ * never its name or filter (saved views are private; every query user reads this dataset).
+ */
+export function conditionSummary(view: Pick<SavedView, 'id' | 'view'>, condition: Condition, event: 'fired' | 'resolved', m: Measurement): string {
   const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
   const value = `${m.estimated ? 'about ' : ''}${formatValue(condition.metric, m.value)}`
-  const scope = `${DATASETS[state.dataset].label}${state.filter ? `, filter ${state.filter}` : ''}`
   const metric = METRIC_LABELS[condition.metric].toLowerCase()
-  if (event === 'fired')
-    return `“${view.name}” is firing: ${metric} ${value} is ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
-  return `“${view.name}” resolved: ${metric} ${value} is no longer ${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${scope}).`
+  const subject = `Saved view ${view.id}`
+  const tail = `${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${DATASETS[state.dataset].label}).`
+  if (event === 'fired') return `${subject} is firing: ${metric} ${value} is ${tail}`
+  return `${subject} resolved: ${metric} ${value} is no longer ${tail}`
 }
 
-/** Where a notification points: the saved view's page, or the domain's posture changes. */
-export function linkFor(
+/**
+ * What a notification says to the webhook (ALERT_WEBHOOK_URL, the channel the view's owner set the
+ * alert for): the view's name, resolved from its id here rather than copied into the dataset, and
+ * where it points: the saved view's page, or the domain's posture changes.
+ */
+export function presentAlert(
   base: string,
-  row: { kind: string; name: string; alertKey: string },
-  views: ReadonlyMap<string, Pick<SavedView, 'page' | 'view'>>,
-): string | null {
+  row: { kind: string; name: string | null; alertKey: string },
+  views: ReadonlyMap<string, Pick<SavedView, 'id' | 'name' | 'page' | 'view'>>,
+): { name: string; link: string | null } {
   const root = base.replace(/\/$/, '')
-  if (row.kind === 'posture')
-    return `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${row.name.replaceAll("'", "''")}' AND changed = true` })}`
+  if (row.kind === 'posture') {
+    const domain = row.name ?? ''
+    return {
+      name: domain,
+      link: `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${domain.replaceAll("'", "''")}' AND changed = true` })}`,
+    }
+  }
   const view = views.get(row.alertKey)
-  if (!view) return null
-  return `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}`
+  if (!view) return { name: `Saved view ${row.alertKey.replace(/^view:/, '')}`, link: null }
+  return { name: view.name, link: `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}` }
 }
 
 type AlertRow = typeof alerts.$inferInsert
 
 /** Every row with the same columns (the writer takes them from the first row). */
 const alertRow = (fields: AlertRow & { delivery: Delivery }): AlertRow => ({
+  viewId: null,
   dataset: null,
   metric: null,
   op: null,
@@ -201,7 +222,7 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
     const condition = view.condition!
     if (performance.now() > deadline) {
       counts.errors++
-      errors.push(`${view.name}: not measured, the run's ${(deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS) / 1000} s for conditions was used up`)
+      errors.push(`saved view ${view.id}: not measured, the run's ${(deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS) / 1000} s for conditions was used up`)
       continue
     }
     const key = `view:${view.id}`
@@ -210,7 +231,8 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
       m = await measure(database, view, condition, now)
     } catch (error) {
       counts.errors++
-      errors.push(`${view.name}: ${error instanceof Error ? error.message : String(error)}`)
+      // By id, and a refused filter without its words: the job's errors land in the job_runs dataset, which every query user reads.
+      errors.push(`saved view ${view.id}: ${measureError(error)}`)
       continue
     }
     counts.evaluated++
@@ -234,7 +256,8 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
         kind: 'condition',
         event: decision.event,
         alertKey: key,
-        name: view.name,
+        viewId: view.id,
+        name: null,
         dataset: state.dataset,
         metric: condition.metric,
         op: condition.op,
@@ -251,7 +274,8 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
     const byKey = new Map(views.map((v) => [`view:${v.id}`, v]))
     const delivered: DeliveryResult = await deliverPending(
       db,
-      (r) => linkFor(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: String(r.name), alertKey: String(r.alert_key) }, byKey),
+      (r) =>
+        presentAlert(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: r.name === null ? null : String(r.name), alertKey: String(r.alert_key) }, byKey),
       deps.delivery,
     )
     Object.assign(counts, { delivered: delivered.delivered, failed: delivered.failed, pending: delivered.pending, attempts: delivered.attempts })

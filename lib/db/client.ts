@@ -167,8 +167,51 @@ function guardClients(pool: GuardedPool, name: string) {
 const dialect = new PgDialect()
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5000
 
-/** SET LOCAL statements of a read-only transaction; the values are ours (a role name, a number). */
-const readOnlySettings = (timeoutMs: number) => `SET LOCAL ROLE ${QUERY_ROLE}; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`
+/**
+ * Memory and temporary disk of one query statement: work_mem for each sort or hash (Postgres' own
+ * default, stated so a server with a larger one does not lend it to user filters) and
+ * temp_file_limit for what sorts and hashes spill to disk. The read-only sessions set them
+ * themselves: ALTER ROLE query_ro SET … would never apply, as role settings are read at login and
+ * query_ro is entered with SET ROLE. temp_file_limit is a superuser setting (or one granted with
+ * GRANT SET ON PARAMETER, Postgres 15+), so it is set before the role changes, and only where the
+ * login role may (queryLimitsOf); work_mem any role may set.
+ */
+const QUERY_WORK_MEM = '4MB'
+const QUERY_TEMP_FILE_LIMIT = '256MB'
+
+/** Whether the login role may set temp_file_limit (superuser, or SET granted on it); asked once per database. */
+async function mayLimitTempFiles(query: (text: string) => Promise<ResultRow[]>): Promise<boolean> {
+  const [role] = await query(`SELECT rolsuper, current_setting('server_version_num')::int AS version FROM pg_roles WHERE rolname = current_user`)
+  if (role?.rolsuper === true) return true
+  if (Number(role?.version ?? 0) < 150000) return false
+  const [granted] = await query(`SELECT has_parameter_privilege('temp_file_limit', 'SET') AS ok`)
+  return granted?.ok === true
+}
+
+/** Whether temp_file_limit may be set, asked once (again after a failure: the database may be down); a refusal is logged once. */
+function tempFileLimitProbe(query: (text: string) => Promise<ResultRow[]>): () => Promise<boolean> {
+  let answer: Promise<boolean> | undefined
+  return () =>
+    (answer ??= mayLimitTempFiles(query).then(
+      (ok) => {
+        if (!ok) log.warn('the database role may not set temp_file_limit; query statements keep the server default', { wanted: QUERY_TEMP_FILE_LIMIT })
+        return ok
+      },
+      (error: unknown) => {
+        answer = undefined
+        throw error
+      },
+    ))
+}
+
+/** SET LOCAL statements of a read-only transaction; the values are ours (sizes, a role name, a number). */
+const readOnlySettings = (timeoutMs: number, limitTempFiles: boolean) =>
+  [
+    `SET LOCAL work_mem = '${QUERY_WORK_MEM}'`,
+    ...(limitTempFiles ? [`SET LOCAL temp_file_limit = '${QUERY_TEMP_FILE_LIMIT}'`] : []),
+    `SET LOCAL ROLE ${QUERY_ROLE}`,
+    `SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`,
+  ].join('; ')
 
 /** `fn` inside a transaction opened by `begin` (several statements, one round trip) on a pooled client. */
 async function inTransaction<T>(client: PooledClient, begin: string, fn: (session: ReadOnlySession) => Promise<T>): Promise<T> {
@@ -250,6 +293,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       throw error
     })
     const db = drizzlePglite({ client })
+    const limitTempFiles = tempFileLimitProbe(async (text) => (await client.query<ResultRow>(text)).rows)
     return {
       driver,
       db: db as unknown as Db,
@@ -257,16 +301,18 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       migrate: (migrationsFolder = MIGRATIONS_FOLDER) => migratePglite(db, { migrationsFolder }),
       // PGlite's transaction() holds its one connection, so the request-log writer's inserts wait
       // instead of landing inside this read-only transaction.
-      readOnly: (timeoutMs, fn) =>
-        client.transaction(async (tx) => {
-          await tx.exec(`SET TRANSACTION READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`)
+      readOnly: async (timeoutMs, fn) => {
+        const settings = readOnlySettings(timeoutMs, await limitTempFiles())
+        return client.transaction(async (tx) => {
+          await tx.exec(`SET TRANSACTION READ ONLY ISOLATION LEVEL REPEATABLE READ; ${settings}`)
           return fn({
             execute: async (query) => {
               const q = dialect.sqlToQuery(query)
               return (await tx.query<ResultRow>(q.sql, q.params)).rows
             },
           })
-        }),
+        })
+      },
       session: null,
       close: async () => {
         try {
@@ -282,6 +328,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     const pool = new NeonPool({ connectionString: s.DATABASE_URL, max: 10 })
     guardClients(pool as unknown as GuardedPool, 'neon') // a dropped idle connection surfaces on the next query instead
     const db = drizzleNeon({ client: pool })
+    const limitTempFiles = tempFileLimitProbe(async (text) => rowsOf(await pool.query(text)))
     return {
       driver,
       db: db as unknown as Db,
@@ -289,8 +336,10 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         const client = await pool.connect()
         await underMigrationLock(client, () => migrateNeon(drizzleNeon({ client }), { migrationsFolder }))
       },
-      readOnly: async (timeoutMs, fn) =>
-        inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${readOnlySettings(timeoutMs)}`, fn),
+      readOnly: async (timeoutMs, fn) => {
+        const settings = readOnlySettings(timeoutMs, await limitTempFiles())
+        return inTransaction(await pool.connect(), `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ; ${settings}`, fn)
+      },
       session: (fn) => onOwnConnection(() => pool.connect(), fn),
       close: () => pool.end(),
     }
@@ -306,14 +355,18 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   const db = drizzlePg({ client: pool })
   const sessionTimeoutMs = s.QUERY_STATEMENT_TIMEOUT_MS ?? DEFAULT_STATEMENT_TIMEOUT_MS
   let readers: pg.Pool | undefined
-  // Opened on first use: connections that start as query_ro, read-only, with the statement timeout.
-  const readerPool = () => {
+  const limitTempFiles = tempFileLimitProbe(async (text) => rowsOf(await pool.query(text)))
+  // Opened on first use: connections that start as query_ro, read-only, with the statement timeout
+  // and the memory settings (startup options are checked against the login role, so temp_file_limit
+  // goes in only where it may be set: a refused option would refuse the connection).
+  const readerPool = async () => {
+    const limits = `-c work_mem=${QUERY_WORK_MEM}${(await limitTempFiles()) ? ` -c temp_file_limit=${QUERY_TEMP_FILE_LIMIT}` : ''}`
     if (!readers) {
       readers = new pg.Pool({
         connectionString: s.DATABASE_URL,
         max: 10,
         connectionTimeoutMillis: 5000,
-        options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${sessionTimeoutMs}`,
+        options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${sessionTimeoutMs} ${limits}`,
       })
       guardClients(readers as unknown as GuardedPool, 'readers')
     }
@@ -327,7 +380,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       await underMigrationLock(client, () => migratePg(drizzlePg({ client }), { migrationsFolder }))
     },
     readOnly: async (timeoutMs, fn) => {
-      const readers = readerPool()
+      const readers = await readerPool()
       // A tighter timeout than the connections' own needs a transaction to scope it.
       if (timeoutMs < sessionTimeoutMs)
         return inTransaction(await readers.connect(), `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`, fn)

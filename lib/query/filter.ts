@@ -3,11 +3,13 @@ import { deparseSync } from 'pgsql-deparser'
 import { AppError } from '@/lib/errors'
 import type { DatasetDef } from '@/lib/datasets/catalog'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
+import { checkGrowthBudget } from '@/lib/query/filter-budget'
 
 // User filters are Postgres WHERE fragments. They are parsed by the real Postgres grammar
 // (libpg-query), walked against an allow-list, and the SQL we run is regenerated from the checked
 // tree (pgsql-deparser) — the raw string never reaches the database. Anything outside the list is
-// a 400 naming what is not allowed. The database adds its own walls (read-only transaction,
+// a 400 naming what is not allowed, as is an expression that could grow values past the
+// amplification budget (lib/query/filter-budget.ts). The database adds its own walls (read-only transaction,
 // SELECT-only role, statement timeout); this is the first one.
 
 const MAX_DEPTH = 64
@@ -140,6 +142,7 @@ function checkUncached(text: string, dataset: DatasetDef): CheckedFilter {
   const where = whereClauseOf(text)
   const columns = new Set<string>()
   walk(where, { dataset, columns, nodes: 0 }, 0)
+  checkGrowthBudget(where)
   const sql = deparseSync(where as never, { pretty: false })
   // The regenerated text must parse back to the very tree we checked; anything else means the
   // deparser and the parser disagree, and we refuse rather than run something unchecked.

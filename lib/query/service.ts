@@ -9,6 +9,7 @@ import { AppError, codedCause, describeZodError } from '@/lib/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
+import { currentQueryIdentity, withStatementSlot } from '@/lib/query/concurrency'
 import { retentionDays } from '@/lib/datasets/partitions'
 import {
   percentileFromHistogram,
@@ -482,9 +483,10 @@ export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySessi
   } catch (error) {
     throw unreachable(error)
   }
+  const run = limited(database, timeoutMs, fn)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.readOnly(timeoutMs, fn)
+      return await run()
     } catch (error) {
       const code = dbCause(error)?.code
       // Every connection of the readers' pool stayed busy past its connect timeout (long queries
@@ -512,6 +514,20 @@ export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySessi
   }
 }
 
+/**
+ * The session, its statements counted against the identity running them (lib/query/concurrency.ts):
+ * node-postgres's pooled statements each hold a backend of their own, so each takes a slot; on the
+ * other drivers a session is one transaction on one connection, so the session takes one, before
+ * it holds a connection.
+ */
+function limited<T>(database: Database, timeoutMs: number, fn: (session: ReadOnlySession) => Promise<T>): () => Promise<T> {
+  const key = currentQueryIdentity()
+  if (!key) return () => database.readOnly(timeoutMs, fn)
+  if (database.driver === 'node-postgres')
+    return () => database.readOnly(timeoutMs, (session) => fn({ execute: (query) => withStatementSlot(key, () => session.execute(query)) }))
+  return () => withStatementSlot(key, () => database.readOnly(timeoutMs, fn))
+}
+
 /** SQLSTATEs a read-only query may meet while DDL runs beside it; retried once, then 503. */
 const TRANSIENT = new Map([
   ['40P01', 'deadlock detected'],
@@ -519,6 +535,7 @@ const TRANSIENT = new Map([
   ['55P03', 'lock not available'],
 ])
 const TRANSIENT_RETRY_AFTER_S = 1
+const RESOURCE_RETRY_AFTER_S = 30
 
 const FILTER_ERRORS = new Set(['42804', '42883', '42725', '42846', '42P18', '42601'])
 
@@ -534,6 +551,21 @@ function databaseError(error: unknown, timeoutMs: number): unknown {
       { timeoutMs },
     )
   if (code && (code.startsWith('22') || FILTER_ERRORS.has(code))) return new AppError('invalid_input', `The database rejected the filter: ${message}`)
+  // Resource limits (class 53) and program limits (class 54): what one query asked for is beyond
+  // what the database gives it (a value past 1 GB, temp_file_limit, memory), or the server is
+  // short of memory, disk or connections for now. Never a 500: the first two say what to change,
+  // the others to retry.
+  if (code === '53400' || code?.startsWith('54'))
+    return new AppError(
+      'invalid_input',
+      `The query needs more than the database allows one query (${message}; SQLSTATE ${code}). Narrow the date range or simplify the filter.`,
+    )
+  if (code?.startsWith('53'))
+    return new AppError(
+      'unavailable',
+      `The database is short of ${code === '53100' ? 'disk space' : code === '53300' ? 'connections' : 'memory'} for this query (${message}; SQLSTATE ${code}). Retry later, or narrow the date range or simplify the filter.`,
+      { retryAfterSeconds: RESOURCE_RETRY_AFTER_S, detail: code },
+    )
   if (code === '42501' || code === '25006') return new AppError('forbidden', `Not permitted for queries: ${message}`)
   if (code && /^E[A-Z]+$/.test(code)) return unreachable(error)
   return error

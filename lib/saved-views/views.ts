@@ -10,6 +10,7 @@ import { getReadyDatabase, type Db } from '@/lib/db/client'
 import { AppError } from '@/lib/errors'
 import { log } from '@/lib/log'
 import { parse } from '@/lib/query/service'
+import { asQueryIdentity } from '@/lib/query/concurrency'
 import { parseViewState, viewQuery } from '@/lib/view/view-state'
 
 // Saved views and run history, per identity. Every statement is scoped by `owner`, which comes
@@ -26,6 +27,11 @@ export type QueryPage = (typeof QUERY_PAGES)[number]
 export function ownerOf(identity: Identity): string {
   if (identity.kind === 'local') return 'local'
   return identity.email ? `email:${identity.email.toLowerCase()}` : `subject:${identity.issuer} ${identity.subject}`
+}
+
+/** Runs `fn` with its query statements counted against the operator's (lib/query/concurrency.ts). */
+export function queryAs<T>(identity: Identity, fn: () => Promise<T>): Promise<T> {
+  return asQueryIdentity(ownerOf(identity), fn)
 }
 
 const Name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')

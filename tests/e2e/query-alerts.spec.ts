@@ -39,6 +39,11 @@ test('set, show, change and remove a saved view’s alert condition', async ({ p
   await page.reload()
   const again = page.getByTestId('saved-view').filter({ hasText: name })
   await expect(again.getByTestId('condition')).toHaveText('Error rate above 5 % over the last 15 min')
+  // Its alerts: the alerts dataset knows the view by id only; its owner's page links the two.
+  await expect(again.getByRole('link', { name: `Alerts of ${name}` })).toHaveAttribute(
+    'href',
+    /\?dataset=alerts&range=7d&filter=view_id\+%3D\+%27[0-9a-f-]+%27$/,
+  )
   await again.getByRole('button', { name: `Change the alert of ${name}` }).click()
   const change = again.getByRole('form', { name: `Alert condition of ${name}` })
   await expect(change.getByLabel('Threshold (%)')).toHaveValue('5')

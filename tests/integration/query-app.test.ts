@@ -378,3 +378,69 @@ describe(`query facets and group-by (${driverName})`, () => {
     expect(two).toContain('aria-sort="descending"')
   })
 })
+
+describe(`hostile filters and links from other sites (${driverName})`, () => {
+  const nestedReplace = (levels: number) => {
+    let expr = 'route'
+    for (let i = 0; i < levels; i++) expr = `replace(${expr}, '/', '//////////')`
+    return `${expr} LIKE '%x%'`
+  }
+
+  it.each([9, 8])('answers a filter nesting replace() %i levels with 400 and the reason, never 500', async (levels) => {
+    for (const route of ['query', 'dashboard']) {
+      const res = await post(route, { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: nestedReplace(levels) })
+      expect(res.status).toBe(400)
+      const body = await res.json()
+      expect(body.error.code).toBe('invalid_input')
+      expect(body.error.message).toContain('replace() could make a value of up to')
+    }
+  })
+
+  it('still runs an ordinary filter with one replace()', async () => {
+    const res = await query({ filter: "replace(route, '/api/', '') = 'r1'", limit: 1 })
+    expect(res.status).toBe(200)
+    expect((await res.json()).count).toBe(46)
+  })
+
+  const history = async () => (await (await call(`${app.url}/query/api/history`)).json()).history as Array<{ view: string }>
+  const filter = new URLSearchParams({ filter: "route = '/api/r2' AND duration_ms > 3" }).toString()
+  const link = `/query?dataset=requests&range=custom&from=${DAY}&to=${DAY}&${filter}`
+  const recorded = async (extra = '') => (await history()).some((h) => h.view.includes(filter) && h.view.includes(extra))
+
+  it.each(['cross-site', 'same-site'])(
+    'shows a link opened from another site (%s) without running it or recording it, with a link that runs it',
+    async (site) => {
+      for (const path of [link, link.replace('/query?', '/query/dashboard?'), link.replace('/query?', '/query/group?') + '&by=status']) {
+        const res = await call(`${app.url}${path}`, { headers: { 'sec-fetch-site': site, 'sec-fetch-mode': 'navigate' } })
+        expect(res.status).toBe(200)
+        const html = (await res.text()).replaceAll('<!-- -->', '')
+        expect(html).toContain('data-testid="confirm-run"')
+        expect(html).toContain(`opened from another site</strong> (Sec-Fetch-Site: ${site})`)
+        expect(html).toContain('<code data-testid="confirm-filter">route = &#x27;/api/r2&#x27; AND duration_ms &gt; 3</code>')
+        // The same address, to be requested from this origin.
+        expect(html).toContain(`href="${path.replaceAll('&', '&amp;').replaceAll("'", '&#x27;')}"`)
+        expect(html).not.toContain('&quot;request_log&quot;') // no statement ran
+        expect(html).not.toMatch(/Rows \d+–\d+ of/)
+      }
+      // Rendering is done; a run would have been recorded right after it (the same-origin case below waits for it).
+      expect(await recorded()).toBe(false)
+    },
+  )
+
+  it('refuses an export requested from another site', async () => {
+    const res = await call(`${app.url}${link.replace('/query?', '/query/export?')}`, { headers: { 'sec-fetch-site': 'cross-site' } })
+    expect(res.status).toBe(403)
+    expect((await res.json()).error.message).toContain('requested from another site')
+  })
+
+  it.each(['same-origin', 'none'])('runs the query at once for %s and records it', async (site) => {
+    const res = await call(`${app.url}${link}&limit=${site === 'none' ? 7 : 8}`, { headers: { 'sec-fetch-site': site } })
+    const html = (await res.text()).replaceAll('<!-- -->', '')
+    expect(html).not.toContain('data-testid="confirm-run"')
+    expect(html).toContain('&quot;request_log&quot;')
+    expect(html).toMatch(/Rows 1–\d+ of 45/)
+    const limit = `limit=${site === 'none' ? 7 : 8}`
+    for (let i = 0; i < 100 && !(await recorded(limit)); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(await recorded(limit)).toBe(true)
+  })
+})

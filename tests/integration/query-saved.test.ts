@@ -112,6 +112,24 @@ describe('saved views', () => {
   })
 })
 
+describe('alerts of a saved view', () => {
+  it('links a view with an alert to its rows of the alerts dataset, by id, on its owner’s page only', async () => {
+    const view = await (await save(ANA, { name: 'Private errors', page: 'rows', view: 'dataset=requests&filter=status+%3E%3D+500' })).json()
+    const set = await as(ANA, `/query/api/saved/${view.id}/condition`, {
+      method: 'PUT',
+      body: JSON.stringify({ condition: { metric: 'count', op: 'above', threshold: 5, windowMinutes: 15 } }),
+    })
+    expect(set.status).toBe(200)
+    const href = `/query?${new URLSearchParams({ dataset: 'alerts', range: '7d', filter: `view_id = '${view.id}'` })}`.replaceAll('&', '&amp;')
+    const anas = await (await as(ANA, '/query/saved')).text()
+    expect(anas).toContain(`href="${href}"`)
+    expect(anas).toContain('aria-label="Alerts of Private errors"')
+    const bens = await (await as(BEN, '/query/saved')).text()
+    expect(bens).not.toContain(view.id)
+    expect(bens).not.toContain('Private errors')
+  })
+})
+
 describe('history', () => {
   type HistoryEntry = { id: number; page: string; view: string }
   const history = async (who: typeof ANA) => (await (await as(who, '/query/api/history')).json()).history as HistoryEntry[]

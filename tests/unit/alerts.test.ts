@@ -133,6 +133,13 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     })
     expect(String(receiver.received[0].summary)).toContain('error rate 50 % is above 10 % over the last 1 h')
     expect(String(receiver.received[0].link)).toMatch(/\/query\?dataset=requests/)
+    // The webhook names the view; the alerts dataset, which every query user reads, keeps only its id.
+    const [row] = await q(sql`SELECT view_id, name, summary FROM alerts WHERE alert_key = ${`view:${viewId}`}`)
+    expect(row).toEqual({
+      view_id: viewId,
+      name: null,
+      summary: `Saved view ${viewId} is firing: error rate 50 % is above 10 % over the last 1 h (API requests).`,
+    })
 
     const quiet = await run(1)
     expect(quiet.counts).toMatchObject({ fired: 0, resolved: 0, delivered: 0 })
@@ -245,7 +252,7 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
   it('a run that used up its time for conditions names the ones left for the next run', async () => {
     const late = await runAlerts(database, { dryRun: true }, { now: () => at(43), cooldownS: 1800, delivery: delivery(), evaluationBudgetMs: -1 })
     expect(late.counts).toMatchObject({ conditions: 1, evaluated: 0, errors: 1 })
-    expect(late.errors).toEqual([expect.stringMatching(/^API errors: not measured/)])
+    expect(late.errors).toEqual([`saved view ${viewId}: not measured, the run's -0.001 s for conditions was used up`])
   })
 
   it('alerts is a dataset: quick filters on rows, and the dashboard from the rollup agrees with the rows', async () => {
@@ -259,6 +266,38 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     expect(data(fromRollup.panels)).toEqual(data(fromRows.panels))
     const kinds = fromRows.panels.find((p) => p.id === 'by_kind') as { rows: Array<{ value: unknown; count: number }> }
     expect(Object.fromEntries(kinds.rows.map((r) => [String(r.value), r.count]))).toEqual({ condition: 5, posture: 3 })
+  })
+
+  it('never copies a private view’s name or filter into the alerts dataset or the job’s errors', async () => {
+    await requests(44, 5, 200)
+    const secret = await saveView(
+      OWNER,
+      {
+        name: 'Secret project',
+        page: 'rows',
+        view: `dataset=requests&range=24h&filter=${encodeURIComponent("route = '/api/health' OR route = '/secret-thing'")}`,
+      },
+      database.db,
+    )
+    await setCondition(OWNER, secret.id, { condition: { metric: 'count', op: 'above', threshold: 0, windowMinutes: 60 } }, database.db)
+    let nested = 'route'
+    for (let i = 0; i < 9; i++) nested = `replace(${nested}, '/', '//////////')`
+    const hostile = await saveView(
+      OWNER,
+      { name: 'Hostile', page: 'rows', view: `dataset=requests&range=24h&filter=${encodeURIComponent(`${nested} = 'x'`)}` },
+      database.db,
+    )
+    await setCondition(OWNER, hostile.id, { condition: { metric: 'count', op: 'above', threshold: 0, windowMinutes: 60 } }, database.db)
+    const result = await run(45)
+    expect(result.evaluations.find((e) => e.id === secret.id)).toMatchObject({ firing: true, recorded: 'fired (pending)' })
+    // The hostile filter is refused before it runs; the error names the view by id and leaves its filter out.
+    expect(result.errors).toContain(`saved view ${hostile.id}: its filter was refused (its owner sees why on the view’s page)`)
+    const rows = JSON.stringify(await q(sql`SELECT * FROM alerts WHERE alert_key = ${`view:${secret.id}`}`))
+    expect(rows).toContain(secret.id)
+    expect(rows).not.toContain('Secret project')
+    expect(rows).not.toContain('secret-thing')
+    expect(JSON.stringify(result.errors)).not.toContain('replace')
+    expect(receiver.received.at(-1)).toMatchObject({ key: `view:${secret.id}`, name: 'Secret project' })
   })
 
   it('never sends demonstration rows, and counts as pending only what is really waiting', async () => {
@@ -277,7 +316,7 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
       [0, 1, 2].map((i) => ({ ...demo, at: at(-30 + i) })),
     )
     const before = receiver.requests
-    expect(await deliverPending(database.db, () => null, delivery())).toEqual({ delivered: 0, failed: 0, pending: 0, attempts: 0 })
+    expect(await deliverPending(database.db, () => ({ name: 'Demo', link: null }), delivery())).toEqual({ delivered: 0, failed: 0, pending: 0, attempts: 0 })
     expect(receiver.requests).toBe(before)
   })
 })

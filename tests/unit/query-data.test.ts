@@ -341,6 +341,21 @@ describe(`database defences (${driverName})`, () => {
     expect(rows[0]).toEqual({ u: 'query_ro', ro: 'on' })
   })
 
+  it('runs with bounded memory and temporary disk, with the default and a tighter timeout', async () => {
+    const settings = sql`SELECT current_setting('work_mem') AS work_mem, current_setting('temp_file_limit') AS temp_file_limit`
+    const expected = { work_mem: '4MB', temp_file_limit: '256MB' }
+    expect((await readOnly({}, (session) => session.execute(settings)))[0]).toEqual(expected)
+    expect((await readOnly({ timeoutMs: 1000 }, (session) => session.execute(settings)))[0]).toEqual(expected)
+  })
+
+  it('refuses a filter whose values would grow past the budget before any SQL runs', async () => {
+    let expr = 'route'
+    for (let i = 0; i < 9; i++) expr = `replace(${expr}, '/', '//////////')`
+    const e = await appError(runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: `${expr} LIKE '%x%'`, limit: 5 }))
+    expect(e.code).toBe('invalid_input')
+    expect(e.message).toContain('replace() could make a value of up to')
+  })
+
   it('cannot switch the transaction back to read-write', async () => {
     await expect(readOnly({}, (session) => session.execute(sql`SELECT set_config('transaction_read_only', 'off', true)`))).rejects.toThrow(
       'read-write mode must be set before any query',

@@ -51,4 +51,22 @@ describe('readOnly and transient database conflicts', () => {
     await expect(readOnly({ database }, async () => 'rows')).rejects.toMatchObject({ code: 'unavailable', status: 503, details: { retryAfterSeconds: 1 } })
     expect(calls()).toBe(1)
   })
+
+  it.each([
+    ['54000', 'out of memory', 'invalid_input', 400],
+    ['54001', 'stack depth limit exceeded', 'invalid_input', 400],
+    ['53400', 'temporary file size exceeds temp_file_limit (262144kB)', 'invalid_input', 400],
+    ['53200', 'out of memory', 'unavailable', 503],
+    ['53100', 'could not extend file: No space left on device', 'unavailable', 503],
+    ['53300', 'too many connections for role', 'unavailable', 503],
+  ])('resource limit %s (%s) answers %s, never a 500, with a sentence', async (code, message, expected, status) => {
+    const { database, calls } = flakyDatabase([pgError(code, message)])
+    const error = (await readOnly({ database }, async () => 'rows').catch((e: unknown) => e)) as AppError
+    expect(error).toBeInstanceOf(AppError)
+    expect(error).toMatchObject({ code: expected, status })
+    expect(error.message).toContain(`${message}; SQLSTATE ${code}`)
+    expect(error.message).toMatch(/Narrow the date range|Retry later/)
+    if (status === 503) expect(error.details).toMatchObject({ retryAfterSeconds: 30 })
+    expect(calls()).toBe(1)
+  })
 })

@@ -8,7 +8,7 @@ import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ErrorState } from '@/components/query/states'
 import type { Identity } from '@/lib/access/policy'
 import { AppError } from '@/lib/errors'
-import { ownerOf, recordRun } from '@/lib/saved-views/views'
+import { ownerOf, queryAs, recordRun } from '@/lib/saved-views/views'
 import { runDashboardCharts } from '@/lib/query/compare'
 import { runDashboard, type DashboardResult } from '@/lib/query/service'
 import { formatTime } from '@/lib/view/time'
@@ -37,7 +37,7 @@ async function Panels({ path, state, identity }: { path: string; state: ViewStat
   let charts: Awaited<ReturnType<typeof runDashboardCharts>>
   try {
     // (With compare= and split= in the URL, the time charts are also compared and split.)
-    ;[result, charts] = await Promise.all([runDashboard(rangeRequest(state)), runDashboardCharts(rangeRequest(state), state)])
+    ;[result, charts] = await queryAs(identity, () => Promise.all([runDashboard(rangeRequest(state)), runDashboardCharts(rangeRequest(state), state)]))
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     const failed = { ...run, error: error.message }

@@ -2,9 +2,11 @@ import type { Metadata } from 'next'
 import { GroupByForm, GroupByTable } from '@/components/query/group-by'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ErrorState } from '@/components/query/states'
+import type { Identity } from '@/lib/access/policy'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { AppError } from '@/lib/errors'
 import { groupSorts, runGroupBy } from '@/lib/query/group-by'
+import { queryAs } from '@/lib/saved-views/views'
 import type { GroupByResult } from '@/lib/query/schemas'
 import { groupParams, parseGroupState, type GroupState } from '@/lib/view/group-state'
 import { parseViewState, rangeRequest, type SearchParams, type ViewState } from '@/lib/view/view-state'
@@ -25,16 +27,18 @@ export default async function GroupPage({ searchParams }: { searchParams: Promis
   const { group, notices } = parseGroupState(await searchParams, ctx.state.dataset, groupSorts(DATASETS[ctx.state.dataset]))
   return (
     <QueryPageShell page="group" {...ctx} notices={[...ctx.notices, ...notices]} formHidden={groupParams(group)}>
-      {ctx.access.ok ? <Groups base={ctx.base} state={ctx.state} group={group} /> : null}
+      {ctx.access.ok ? <Groups base={ctx.base} state={ctx.state} group={group} identity={ctx.access.identity} /> : null}
     </QueryPageShell>
   )
 }
 
 // Not recorded in the run history, whose entries reopen the rows or dashboard page.
-async function Groups({ base, state, group }: { base: string; state: ViewState; group: GroupState }) {
+async function Groups({ base, state, group, identity }: { base: string; state: ViewState; group: GroupState; identity: Identity }) {
   let result: GroupByResult
   try {
-    result = await runGroupBy({ ...rangeRequest(state), by: group.by, sort: group.sort, order: group.desc ? 'desc' : 'asc', rows: group.rows })
+    result = await queryAs(identity, () =>
+      runGroupBy({ ...rangeRequest(state), by: group.by, sort: group.sort, order: group.desc ? 'desc' : 'asc', rows: group.rows }),
+    )
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     return (

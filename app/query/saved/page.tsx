@@ -30,6 +30,9 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
   const owner = ownerOf(access.identity)
   const [saved, history] = await Promise.all([listSaved(owner), listHistory(owner)])
   const open = (page: QueryPage, view: string) => `${page === 'rows' ? base || '/' : `${base}/dashboard`}?${view}`
+  // The alerts dataset knows a view by its id; only here, on its owner's list, does the id meet the name.
+  const alertsOf = (id: string) =>
+    `${base || '/'}?${new URLSearchParams({ dataset: 'alerts', range: '7d', filter: `view_id = '${id.replaceAll("'", "''")}'` })}`
   return (
     <>
       {header({ id: 'main', label: 'Skip to content' })}
@@ -42,7 +45,8 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
         <p className={styles.hint}>
           A view can carry an alert: its row count or error rate over the last minutes, above or below a threshold. The alerts job checks every alert every few
           minutes and notifies the team’s webhook when one fires or resolves; each notification is kept in the{' '}
-          <Link href={`${base || '/'}?dataset=alerts&range=7d`}>alerts dataset</Link>.
+          <Link href={`${base || '/'}?dataset=alerts&range=7d`}>alerts dataset</Link>, which every query user can read: it names your view by its id only, never
+          its name or filter (“Its alerts” below opens yours).
         </p>
         {saved.length === 0 ? (
           <EmptyState>No saved views yet: use “Save view” on the rows or dashboard page.</EmptyState>
@@ -72,6 +76,14 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
                       condition={s.condition}
                       errorRate={Boolean(DATASETS[viewDataset(s.view)].errorFilter)}
                     />
+                    {s.condition ? (
+                      <>
+                        {' '}
+                        <Link href={alertsOf(s.id)} data-testid="view-alerts" aria-label={`Alerts of ${s.name}`}>
+                          Its alerts
+                        </Link>
+                      </>
+                    ) : null}
                   </td>
                   <td>
                     <SavedActions api={`${base}/api/saved/${s.id}`} name={s.name} shareHref={open(s.page, s.view)} />

@@ -4,7 +4,7 @@ export const definition: DatasetDef = {
   id: 'alerts',
   label: 'Alerts',
   description:
-    'Alert notifications (the alerts job, lib/alerts): one row each time a saved view’s condition fires or resolves, and each time the domain-posture job finds a grade or record that changed. `delivery` says whether the webhook (ALERT_WEBHOOK_URL) took it: pending rows are retried on the next runs until it does; suppressed ones fell in the cooldown of the same alert.',
+    'Alert notifications (the alerts job, lib/alerts): one row each time a saved view’s condition fires or resolves (named by the view’s id only), and each time the domain-posture job finds a grade or record that changed. `delivery` says whether the webhook (ALERT_WEBHOOK_URL) took it: pending rows are retried on the next runs until it does; suppressed ones fell in the cooldown of the same alert.',
   table: 'alerts',
   timeColumn: 'at',
   columns: [
@@ -12,7 +12,12 @@ export const definition: DatasetDef = {
     c('kind', 'text', 'condition (a saved view’s condition) or posture (a platform domain’s grade or records changed).'),
     c('event', 'text', 'fired, resolved (condition) or changed (posture).'),
     c('alert_key', 'text', 'What the alert is about: view:<saved view id> or posture:<domain>; the cooldown is per key.'),
-    c('name', 'text', 'The saved view’s name, or the domain.'),
+    c(
+      'view_id',
+      'text',
+      'The saved view whose condition fired or resolved (its id). Saved views are private: their name and filter are not copied here; the owner finds them on the Saved page.',
+    ),
+    c('name', 'text', 'The domain of a posture change; empty for a condition (see view_id).'),
     c('dataset', 'text', 'The dataset the condition reads (domain_checks for posture changes).'),
     c('metric', 'text', 'count (rows in the window) or error_rate (share of rows matching the dataset’s error filter, 0–1).'),
     c('op', 'text', 'above or below.'),
@@ -60,6 +65,6 @@ export const definition: DatasetDef = {
       ],
     },
     breakdown('kind', 'Kinds'),
-    top('name', 'Most frequent alerts'),
+    top('name', 'Domains with the most posture changes'),
   ],
 }

@@ -5,6 +5,8 @@ import { definition } from '@/lib/datasets/alerts/definition'
 
 // Alert notifications (lib/alerts): a saved view's condition firing or resolving, a platform
 // domain's posture changing. Partitioned by day like the other datasets (drizzle/0008_alerts.sql).
+// Every query user can read this dataset, and saved views are private: a condition's row keeps the
+// view's id, never its name or filter (drizzle/0009_alerts_view_id.sql removed them from older rows).
 // `delivery`, `attempts`, `delivered_at`, `last_error` and `attempt_log` are updated in place as the
 // webhook is retried; none of them is a rollup dimension, so the rollup stays exact.
 
@@ -16,7 +18,10 @@ export const alerts = pgTable(
     kind: text('kind').notNull(),
     event: text('event').notNull(),
     alertKey: text('alert_key').notNull(),
-    name: text('name').notNull(),
+    /** The saved view whose condition this is; its name and filter stay with its owner. */
+    viewId: text('view_id'),
+    /** The domain of a posture change; null for a condition (drizzle/0009_alerts_view_id.sql). */
+    name: text('name'),
     dataset: text('dataset'),
     metric: text('metric'),
     op: text('op'),

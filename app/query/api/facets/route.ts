@@ -1,4 +1,5 @@
 import { withAccess } from '@/lib/access/server'
+import { queryAs } from '@/lib/saved-views/views'
 import { runFacets } from '@/lib/query/facets'
 import { FacetsRequest } from '@/lib/query/schemas'
 
@@ -6,4 +7,4 @@ export const dynamic = 'force-dynamic'
 
 // POST /query/api/facets - the top values of each categorical column for a range and filter, from
 // the rollup where it can answer, else from the newest matching rows
-export const POST = withAccess('/query/api/facets', { body: FacetsRequest }, ({ body }) => runFacets(body))
+export const POST = withAccess('/query/api/facets', { body: FacetsRequest }, ({ body, identity }) => queryAs(identity, () => runFacets(body)))

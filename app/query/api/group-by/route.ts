@@ -1,4 +1,5 @@
 import { withAccess } from '@/lib/access/server'
+import { queryAs } from '@/lib/saved-views/views'
 import { runGroupBy } from '@/lib/query/group-by'
 import { GroupByRequest } from '@/lib/query/schemas'
 
@@ -6,4 +7,4 @@ export const dynamic = 'force-dynamic'
 
 // POST /query/api/group-by - counts, error rate, p50/p95 or bytes of a range and filter grouped by
 // one or two columns, with the SQL that ran
-export const POST = withAccess('/query/api/group-by', { body: GroupByRequest }, ({ body }) => runGroupBy(body))
+export const POST = withAccess('/query/api/group-by', { body: GroupByRequest }, ({ body, identity }) => queryAs(identity, () => runGroupBy(body)))
