@@ -13,10 +13,19 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'retain-on-failure',
-    // The cookie the start-up link sets (HttpOnly, SameSite=Strict), as after opening it.
+    // The cookie the start-up link sets (HttpOnly, SameSite=Strict, named for the port), as after opening it.
     storageState: {
       cookies: [
-        { name: 'local_operator_key', value: E2E_OPERATOR_KEY, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Strict' },
+        {
+          name: `local_operator_key_${PORT}`,
+          value: E2E_OPERATOR_KEY,
+          domain: '127.0.0.1',
+          path: '/',
+          expires: -1,
+          httpOnly: true,
+          secure: false,
+          sameSite: 'Strict',
+        },
       ],
       origins: [],
     },

@@ -5,6 +5,7 @@ import { edgeResponse, forwardedHeaders } from '@/lib/gate/edges'
 import { addCorsPolicy, apiGate, requestIdFrom } from '@/lib/gate/api'
 import { mcpCorsOrigin } from '@/lib/mcp/origin'
 import { REQUEST_ID_HEADER } from '@/lib/http/headers'
+import { addSecurityHeaders, requestPolicy } from '@/lib/gate/security-headers'
 
 // A dispatcher: on QUERY_APP_HOST every path belongs to the query application (rewritten into
 // /query by its gate); elsewhere /api/* and /.well-known/* (the AI Catalog, the MCP server card's
@@ -21,6 +22,13 @@ addCorsPolicy((path, headers) => (path === '/api/mcp' ? mcpCorsOrigin(headers) :
 const REDIRECTS: Record<string, string> = { '/docs': '/api/docs', '/openapi.json': '/api/openapi.json' }
 
 export async function proxy(req: NextRequest) {
+  // Next takes a page's nonce from the request's Content-Security-Policy (set here, forwarded by
+  // every gate); every response leaves with the security headers (lib/gate/security-headers.ts).
+  const policy = requestPolicy(isQueryAppHost(req.headers.get('host')) ? '/query' : req.nextUrl.pathname, req.headers)
+  return addSecurityHeaders(await dispatch(req), policy)
+}
+
+async function dispatch(req: NextRequest): Promise<Response> {
   const path = req.nextUrl.pathname
   const requestId = requestIdFrom(req.headers)
   const edge = edgeResponse(req, requestId)

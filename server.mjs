@@ -58,7 +58,7 @@ if (presetKey && !/^[A-Za-z0-9_-]{16,}$/.test(presetKey)) {
   console.error('LOCAL_OPERATOR_KEY must be at least 16 letters, digits, - or _')
   process.exit(1)
 }
-const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined, origin: printedOrigin }
+const localOperator = { key: presetKey || randomBytes(24).toString('base64url'), listening: undefined, origin: printedOrigin, port: undefined }
 globalThis[processSlotKey('local-operator')] = localOperator
 // Registered by the application at start-up (lib/startup.ts): what it runs on, for the lines below.
 const STARTUP_SUMMARY = processSlotKey('startup-summary')
@@ -90,6 +90,8 @@ server.on('clientError', answerClientError)
 drainOnSignals(server)
 server.listen(port, hostname, () => {
   localOperator.listening = server.address()?.address
+  // The key cookie's name and the key link's host check use it (lib/access/local-operator.ts).
+  localOperator.port = server.address()?.port
   console.log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on http://${hostname}:${port}` }))
   console.log(startupLines(globalThis[STARTUP_SUMMARY]?.()))
 })

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { connection } from 'next/server'
 import './globals.css'
 
 export const metadata: Metadata = {
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   icons: { icon: { url: '/favicon.svg', type: 'image/svg+xml' } },
 }
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+// Every page is rendered per request: its scripts carry the nonce of that request's Content
+// Security Policy (lib/gate/security-headers.ts), which a page built ahead of time cannot know.
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  await connection()
   return (
     <html lang="en">
       <body>{children}</body>

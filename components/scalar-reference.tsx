@@ -1,5 +1,6 @@
 'use client'
 
+import '@/components/zod-jitless'
 import { useEffect, useMemo, useRef } from 'react'
 import { ApiReferenceReact } from '@scalar/api-reference-react'
 import '@scalar/api-reference-react/style.css'

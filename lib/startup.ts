@@ -18,10 +18,13 @@ async function startServices() {
     trustedProxies: config.TRUSTED_PROXIES.length,
   })
   getLimiter()
-  // A second process on the embedded database's directory stops here, before it listens.
+  // A second process on the embedded database's directory stops here, before it listens; so does
+  // a directory other users can write (lib/db/private-directory.ts).
   if (!config.DATABASE_URL && !config.PGLITE_DIR.startsWith('memory://')) {
     const { lockDirectory } = await import('@/lib/db/directory-lock')
     lockDirectory(config.PGLITE_DIR)
+    const { ensurePrivateDirectory } = await import('@/lib/db/private-directory')
+    ensurePrivateDirectory(config.PGLITE_DIR)
   }
   // Settings that name datasets, jobs or alert channels are checked by their rooms; a bad name stops start-up.
   const { checkRetentionSetting } = await import('@/lib/datasets/partitions')

@@ -59,6 +59,8 @@ const stages = [
   // Unused files, exports and dependencies (knip.jsonc).
   { name: 'unused', cmd: [bin('knip'), '--no-progress'] },
   { name: 'openapi-lint', cmd: ['node', 'scripts/lint-openapi.mjs'] },
+  // package-lock.json against the registry's advisories: high or critical fails; an unreachable source is said, not failed.
+  { name: 'advisories', cmd: ['node', 'scripts/audit-dependencies.mjs'] },
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
   vitest('unit', 'unit'),

@@ -74,7 +74,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   }
   return {
     url,
-    operatorCookie: `local_operator_key=${fullEnv.LOCAL_OPERATOR_KEY ?? ''}`,
+    // Named for the port (lib/access/local-operator.ts).
+    operatorCookie: `local_operator_key_${port}=${fullEnv.LOCAL_OPERATOR_KEY ?? ''}`,
     port,
     pid: child.pid!,
     exited,

@@ -18,11 +18,22 @@ export interface LocalOperatorState {
   listening?: string
   /** The origin of the links server.mjs printed (e.g. http://127.0.0.1:4100). */
   origin?: string
+  /** The port the server listens on, once it does. */
+  port?: number
 }
 
-/** Cookie in which the browser presents the key; query parameter of the link that sets it. */
-export const LOCAL_KEY_COOKIE = 'local_operator_key'
+/** Query parameter of the link that sets the key cookie. */
 export const LOCAL_KEY_PARAM = 'key'
+
+/**
+ * The cookie in which the browser presents the key: `local_operator_key_<port>`. Cookies over
+ * http cannot be scoped to a port (a browser sends them to every port of the host), so the name
+ * carries this server's port: another server on this machine, or an earlier start on another
+ * port, never has its cookie taken for this one's.
+ */
+export function localKeyCookieName(state: Pick<LocalOperatorState, 'port'>): string {
+  return state.port ? `local_operator_key_${state.port}` : 'local_operator_key'
+}
 
 export function localOperatorState(): LocalOperatorState | null {
   const state = stateSlot.get()
@@ -44,6 +55,25 @@ export function keyMatches(presented: string | undefined, key: string): boolean 
 }
 
 /** The Set-Cookie value that hands the key to the browser: HttpOnly, SameSite=Strict, this session only. */
-export function localKeyCookie(key: string): string {
-  return `${LOCAL_KEY_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Strict`
+export function localKeyCookie(state: Pick<LocalOperatorState, 'key' | 'port'>): string {
+  return `${localKeyCookieName(state)}=${state.key}; Path=/; HttpOnly; SameSite=Strict`
+}
+
+/**
+ * True when `host` (a Host header) names this server as the local operator reaches it: a loopback
+ * name (localhost, 127.0.0.0/8, [::1]) at the port it listens on. The key link answers nowhere
+ * else, so its cookie and redirect stay on this host and port.
+ */
+export function isListeningAuthority(host: string | null, state: Pick<LocalOperatorState, 'port'>): boolean {
+  if (!host || !state.port) return false
+  let url: URL
+  try {
+    url = new URL(`http://${host}`)
+  } catch {
+    return false
+  }
+  if (url.username || url.password || url.pathname !== '/' || url.host !== host.toLowerCase()) return false
+  if (Number(url.port || 80) !== state.port) return false
+  const name = url.hostname.replace(/^\[|\]$/g, '')
+  return name === 'localhost' || isLoopbackAddress(name)
 }

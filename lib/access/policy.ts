@@ -3,7 +3,7 @@ import { config, type Config } from '@/lib/config'
 import { connectionIpIsStamped } from '@/lib/http/client-ip'
 import { CONNECTION_IP_HEADER, TOKEN_HEADER, RELAYED_HEADER } from '@/lib/http/headers'
 import type { ErrorCode } from '@/lib/errors'
-import { isLoopbackAddress, keyMatches, LOCAL_KEY_COOKIE, localOperatorState } from '@/lib/access/local-operator'
+import { isLoopbackAddress, keyMatches, localKeyCookieName, localOperatorState } from '@/lib/access/local-operator'
 import { verifyAccessToken, type VerifiedIdentity, type VerifierSettings } from '@/lib/access/verify'
 
 // The query application's access policy, applied to every page and route under /query (the
@@ -106,7 +106,7 @@ export async function checkAccess(req: AccessRequest, mode: AccessMode = accessM
           reason: 'Without access settings only direct loopback requests are accepted.',
           why: `local operator mode: peer ${req.headers.get(CONNECTION_IP_HEADER) || 'unknown'} is not a direct loopback connection, or the request was relayed`,
         }
-      const presented = req.cookies.get(LOCAL_KEY_COOKIE)?.value
+      const presented = req.cookies.get(localKeyCookieName(state))?.value
       if (!keyMatches(presented, state.key))
         return {
           ok: false,

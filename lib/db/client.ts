@@ -1,6 +1,6 @@
 import 'server-only'
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Pool as NeonPool, neonConfig } from '@neondatabase/serverless'
@@ -16,6 +16,7 @@ import pg from 'pg'
 import ws from 'ws'
 import { config } from '@/lib/config'
 import { lockDirectory } from '@/lib/db/directory-lock'
+import { ensurePrivateDirectory, tightenContents } from '@/lib/db/private-directory'
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 import { rowsOf, type ResultRow } from '@/lib/db/rows'
@@ -259,12 +260,15 @@ export const PGLITE_SETTINGS = { shared_buffers: '8MB', work_mem: '4MB', mainten
  * in this process's RSS for good, as freed memory is not given back to the system.
  */
 async function openPglite(dir: string): Promise<PGlite> {
-  if (!dir.startsWith('memory://')) {
-    mkdirSync(dir, { recursive: true })
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
-  }
   const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
-  return PGlite.create(dir, { startParams })
+  if (dir.startsWith('memory://')) return PGlite.create(dir, { startParams })
+  // 0700, and refused when others can write it (lib/db/private-directory.ts).
+  ensurePrivateDirectory(dir)
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
+  const client = await PGlite.create(dir, { startParams })
+  // The files of a new database come out 0666 (PGlite's bundle); the ones Postgres creates later are 0600.
+  tightenContents(dir)
+  return client
 }
 
 async function initialisePgliteDirectory(dir: string): Promise<void> {
@@ -317,6 +321,8 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
       close: async () => {
         try {
           await client.close()
+          // PGlite rewrites its relation cache files (pg_internal.init) 0644 as it runs.
+          if (!s.PGLITE_DIR.startsWith('memory://')) tightenContents(s.PGLITE_DIR)
         } finally {
           unlock()
         }

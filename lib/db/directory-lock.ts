@@ -93,10 +93,10 @@ export function lockDirectory(dir: string): () => void {
   if (existing) return existing
   const holder = me()
   // The lock file sits beside the directory, whose parent a fresh checkout may not have yet (.data/).
-  mkdirSync(path.dirname(file), { recursive: true })
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(file, 'wx', 0o644)
+      const fd = openSync(file, 'wx', 0o600)
       try {
         writeSync(fd, JSON.stringify(holder) + '\n')
       } finally {

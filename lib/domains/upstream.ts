@@ -1,5 +1,7 @@
 import 'server-only'
+import { isIPv6, type LookupFunction } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { Agent } from 'undici'
 import { config } from '@/lib/config'
 import { resolveAddresses } from '@/lib/dns/resolver'
 import { AppError } from '@/lib/errors'
@@ -26,18 +28,39 @@ export function isPublicAddress(address: string): boolean {
   }
 }
 
+/** The guard's verdict on a policy host: why not to fetch it, or the addresses to connect to (null: resolve as usual). */
+export type PolicyHostCheck = { ok: false; reason: string } | { ok: true; addresses: string[] | null }
+
 /**
  * Whoever owns the checked domain chooses where `mta-sts.{domain}` points, so a host derived from
- * it must resolve to public addresses only, or the check would probe our own network. (The fetch
- * resolves again; this narrows, not closes, the window for DNS rebinding.)
+ * it must resolve to public addresses only, or the check would probe our own network. The fetch
+ * then connects to these very addresses (pinnedDispatcher): a second resolution could answer
+ * differently (DNS rebinding).
  */
-export async function policyHostProblem(url: string, domain: string, addressesOf: (host: string) => Promise<string[]>): Promise<string | null> {
+export async function checkPolicyHost(url: string, domain: string, addressesOf: (host: string) => Promise<string[]>): Promise<PolicyHostCheck> {
   const host = new URL(url).hostname.toLowerCase()
-  if (host !== domain && !host.endsWith(`.${domain}`)) return null // a fixed host from the operator's template
+  if (host !== domain && !host.endsWith(`.${domain}`)) return { ok: true, addresses: null } // a fixed host from the operator's template
   const addresses = await addressesOf(host)
-  if (addresses.length === 0) return `${host} has no A or AAAA record`
+  if (addresses.length === 0) return { ok: false, reason: `${host} has no A or AAAA record` }
   const internal = addresses.filter((a) => !isPublicAddress(a))
-  return internal.length ? `${host} resolves to a non-public address (${internal.join(', ')}); not fetched` : null
+  if (internal.length) return { ok: false, reason: `${host} resolves to a non-public address (${internal.join(', ')}); not fetched` }
+  return { ok: true, addresses }
+}
+
+/**
+ * An undici dispatcher whose connections go to `addresses` whatever name the URL holds: its lookup
+ * answers with them instead of asking the system resolver. TLS still sends the URL's name (SNI)
+ * and checks the certificate against it. `tls`: extra trust for tests.
+ */
+export function pinnedDispatcher(addresses: string[], tls: { ca?: string } = {}): Agent {
+  const all = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }))
+  const lookup: LookupFunction = (_host, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all
+    if (wanted.length === 0) return callback(Object.assign(new Error('no checked address of that family'), { code: 'ENOTFOUND' }), '', 0)
+    if (options.all) return callback(null, wanted)
+    callback(null, wanted[0].address, wanted[0].family)
+  }
+  return new Agent({ connect: { ...tls, lookup } })
 }
 
 export async function fetchMtaStsPolicy(
@@ -46,15 +69,18 @@ export async function fetchMtaStsPolicy(
   addressesOf: (host: string) => Promise<string[]> = resolveAddresses,
 ): Promise<PolicyFetch> {
   const url = policyUrl(domain)
+  let dispatcher: Agent | undefined
   try {
-    const problem = await policyHostProblem(url, domain, addressesOf)
-    if (problem) return { ok: false, url, reason: problem }
+    const host = await checkPolicyHost(url, domain, addressesOf)
+    if (!host.ok) return { ok: false, url, reason: host.reason }
+    dispatcher = host.addresses ? pinnedDispatcher(host.addresses) : undefined
     const res = await upstreamFetch(UPSTREAM, url, {
       noRedirects: true,
       maxBytes: POLICY_MAX_BYTES,
       acceptStatus: ALL_NON_2XX,
       timeoutMs,
       headers: { accept: 'text/plain' },
+      dispatcher,
     })
     if (res.status >= 300 && res.status < 400)
       return { ok: false, url, reason: `HTTP ${res.status} redirect; senders do not follow redirects for MTA-STS policies` }
@@ -64,5 +90,7 @@ export async function fetchMtaStsPolicy(
     return { ok: true, url, text: res.text() }
   } catch (error) {
     return { ok: false, url, reason: error instanceof AppError || error instanceof Error ? error.message : String(error) }
+  } finally {
+    void dispatcher?.destroy().catch(() => {})
   }
 }

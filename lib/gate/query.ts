@@ -1,6 +1,6 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
-import { LOCAL_KEY_COOKIE, LOCAL_KEY_PARAM, localKeyCookie } from '@/lib/access/local-operator'
+import { isListeningAuthority, LOCAL_KEY_PARAM, localKeyCookie, localKeyCookieName, localOperatorState } from '@/lib/access/local-operator'
 import { accessMode, admitRequest, checkAccess, type Identity } from '@/lib/access/policy'
 import { internalQueryPath, QUERY_PREFIX } from '@/lib/access/query-host'
 import { QUERY_HOME_HEADER, REQUEST_ID_HEADER } from '@/lib/http/headers'
@@ -53,26 +53,35 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /**
  * The link server.mjs prints (`/query?key=…`): when every other condition of the local operator
- * holds and the key is this start's, the key moves into an HttpOnly, SameSite=Strict cookie and the
- * browser goes on to the same address without it (so the key stays out of history and Referer).
- * A wrong key, or any other refusal, falls through to the usual refusal.
+ * holds, the request names this server's own loopback host and port, and the key is this start's,
+ * the key moves into an HttpOnly, SameSite=Strict cookie named for the port, and the browser goes
+ * on to the same address without it (so the key stays out of history and Referer). A wrong key,
+ * another Host, or any other refusal, falls through to the usual refusal.
  */
 async function openKeyLink(req: NextRequest, requestId: string): Promise<Response | null> {
   const key = req.nextUrl.searchParams.get(LOCAL_KEY_PARAM)
   if (key === null || req.method !== 'GET') return null
   const mode = accessMode()
-  if (mode.kind !== 'local') return null
-  const cookies = { get: (name: string) => (name === LOCAL_KEY_COOKIE ? { value: key } : req.cookies.get(name)) }
+  const state = localOperatorState()
+  if (mode.kind !== 'local' || !state?.origin || !isListeningAuthority(req.headers.get('host'), state)) return null
+  const cookieName = localKeyCookieName(state)
+  const cookies = { get: (name: string) => (name === cookieName ? { value: key } : req.cookies.get(name)) }
   const access = await checkAccess({ headers: req.headers, cookies }, mode)
   if (!access.ok) return null
   const clean = new URLSearchParams(req.nextUrl.searchParams)
   clean.delete(LOCAL_KEY_PARAM)
   const search = clean.size ? `?${clean}` : ''
-  // On the host the browser used (127.0.0.1 or localhost), where the cookie is: its Host header
-  // (nextUrl spells every loopback host as localhost). Only a direct loopback request gets here.
-  const location = new URL(`${req.nextUrl.pathname}${search}`, `http://${req.headers.get('host') ?? req.nextUrl.host}`)
+  // Built on the listening origin, never on Host. Next writes a redirect to the request's own
+  // origin as a path (every loopback name counts as one), so the browser stays on the loopback
+  // name it used, where the cookie is.
+  const location = new URL(`${req.nextUrl.pathname}${search}`, state.origin)
   const res = NextResponse.redirect(location, 303)
-  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, 'set-cookie': localKeyCookie(key), [REQUEST_ID_HEADER]: requestId, 'cache-control': 'no-store' }))
+  for (const [k, v] of Object.entries({
+    ...SECURITY_HEADERS,
+    'set-cookie': localKeyCookie(state),
+    [REQUEST_ID_HEADER]: requestId,
+    'cache-control': 'no-store',
+  }))
     res.headers.set(k, v)
   return res
 }

@@ -1,8 +1,9 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { open, readFile, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { ensurePrivateDirectory } from '@/lib/db/private-directory'
 
 // The request log's local journal: every entry is appended here first and shipped to the database
 // later (lib/request-log/shipper.ts), the design of a database's write-ahead log or a log
@@ -101,6 +102,8 @@ export interface Spool {
 
 const NAME = /^([0-9a-z]+)-([0-9a-f]+)\.(\d+)\.([0-9a-f]+)\.(open|ready|replaying)\.ndjson$/
 const STATE_FILE = 'state.json'
+/** Request-log entries hold client addresses and paths: this user's only. */
+const FILE_MODE = 0o600
 
 function processIsGone(pid: number): boolean {
   if (pid === process.pid) return true // same pid, other instance: the earlier process is gone (containers reuse pids)
@@ -132,7 +135,8 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
   const commitEntries = opts.commitEntries ?? COMMIT_ENTRIES
   const segmentEntries = opts.segmentEntries ?? SEGMENT_ENTRIES
   const segmentMs = opts.segmentMs ?? SEGMENT_MS
-  mkdirSync(dir, { recursive: true })
+  // 0700 whatever the umask, refused when others can write it; every file in it is created 0600.
+  ensurePrivateDirectory(dir)
   // A directory chosen at run time: the build must not trace it (it would trace the whole project).
   const at = (file: string) => path.join(/*turbopackIgnore: true*/ dir, file)
   const instance = randomBytes(4).toString('hex')
@@ -158,7 +162,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
     const saved = JSON.parse(readFileSync(at(STATE_FILE), 'utf8')) as Partial<typeof persisted>
     if (typeof saved.dropped === 'number' && typeof saved.since === 'string') persisted = { dropped: saved.dropped, since: saved.since }
   } catch {
-    writeFileSync(at(STATE_FILE), JSON.stringify(persisted))
+    writeFileSync(at(STATE_FILE), JSON.stringify(persisted), { mode: FILE_MODE })
   }
   let stateDirty = false
 
@@ -185,7 +189,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
     if (!stateDirty) return
     stateDirty = false
     const tmp = at(`${STATE_FILE}.${instance}.tmp`)
-    await writeFile(tmp, JSON.stringify(persisted))
+    await writeFile(tmp, JSON.stringify(persisted), { mode: FILE_MODE })
     await rename(tmp, at(STATE_FILE))
   }
 
@@ -212,7 +216,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       queuedBytes = 0
       if (!handle) {
         openId = newId()
-        handle = await open(at(nameOf(openId, 'open')), 'a')
+        handle = await open(at(nameOf(openId, 'open')), 'a', FILE_MODE)
         openBytes = 0
         openLines = 0
         openedAt = Date.now()
@@ -290,7 +294,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       const file = at(nameOf(id, 'ready'))
       let fd: number | null = null
       try {
-        fd = openSync(file, 'a')
+        fd = openSync(file, 'a', FILE_MODE)
         writeSync(fd, data)
         fdatasyncSync(fd)
         diskBytes += Buffer.byteLength(data)
@@ -301,7 +305,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
         if (fd !== null) closeSync(fd)
       }
       try {
-        writeFileSync(at(STATE_FILE), JSON.stringify(persisted))
+        writeFileSync(at(STATE_FILE), JSON.stringify(persisted), { mode: FILE_MODE })
       } catch {
         // the count is best effort on an exit that cannot wait
       }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { after } from 'next/server'
 import { config, type Config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
+import { InsecureDirectoryError } from '@/lib/db/private-directory'
 import { setRequestLogSink } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
@@ -232,6 +233,8 @@ export function startRequestLog(): RequestLogWriter {
       const spool = createSpool(dir, config.REQUEST_LOG_SPOOL_MAX_MB * 1024 * 1024)
       writer = createDurableRequestLog({ spool, db, fullIp: config.LOG_FULL_IP })
     } catch (error) {
+      // A directory others can write is not a journal to fall back from: start-up stops, saying how to fix it.
+      if (error instanceof InsecureDirectoryError) throw error
       // A read-only file system (serverless hosting).
       offReason = `directory not writable: ${briefError(error)}`
       viaAfter = true

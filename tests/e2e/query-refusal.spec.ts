@@ -35,7 +35,7 @@ test.describe('a browser that has not opened the start-up link', () => {
     await expect(page).toHaveURL(/\/query\?dataset=dns$/)
     await expect(page.getByTestId('identity')).toContainText('Local operator')
     const [cookie] = await page.context().cookies()
-    expect(cookie).toMatchObject({ name: 'local_operator_key', httpOnly: true, sameSite: 'Strict' })
+    expect(cookie).toMatchObject({ name: `local_operator_key_${new URL(baseURL!).port}`, httpOnly: true, sameSite: 'Strict' })
   })
 })
 

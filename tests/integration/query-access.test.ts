@@ -250,15 +250,30 @@ describe('without access settings: the local operator', () => {
     expect(res.status).toBe(303)
     // Next writes a same-origin redirect as a path: the browser stays on the host it used.
     expect(res.headers.get('location')).toBe('/query/dashboard?dataset=dns')
-    expect(res.headers.get('set-cookie')).toBe(`local_operator_key=${KEY}; Path=/; HttpOnly; SameSite=Strict`)
+    expect(res.headers.get('set-cookie')).toBe(`local_operator_key_${local.port}=${KEY}; Path=/; HttpOnly; SameSite=Strict`)
     const cookie = res.headers.get('set-cookie')!.split(';')[0]
     expect((await get('/query/dashboard?dataset=dns', { cookie }, local)).status).toBe(200)
   })
 
+  it('answers the key link on a loopback name at its own port only: no cookie, no redirect for any other Host', async () => {
+    for (const host of [`localhost:${local.port}`, `127.0.0.1:${local.port}`]) {
+      const res = await rawRequest(`${local.url}/query?dataset=dns&key=${KEY}`, { headers: { host } })
+      expect([host, res.status, res.headers.location]).toEqual([host, 303, '/query?dataset=dns'])
+      expect(res.headers['set-cookie']).toEqual([`local_operator_key_${local.port}=${KEY}; Path=/; HttpOnly; SameSite=Strict`])
+    }
+    for (const host of ['evil.example', `evil.example:${local.port}`, `127.0.0.1:${local.port + 1}`, 'localhost']) {
+      const res = await rawRequest(`${local.url}/query?dataset=dns&key=${KEY}`, { headers: { host } })
+      expect([host, res.status, res.headers.location, res.headers['set-cookie']]).toEqual([host, 401, undefined, undefined])
+    }
+  })
+
   it.each([
-    ['no key', {}],
-    ['a wrong key', { cookie: 'local_operator_key=itest-local-operator-kez' }],
-  ])('refuses %s with 401 and says to open the printed link', async (_name, headers) => {
+    ['no key', (): Record<string, string> => ({})],
+    ['a wrong key', () => ({ cookie: `local_operator_key_${local.port}=itest-local-operator-kez` })],
+    // The right key under another port's name (a cookie a browser holds for that port) or under none.
+    ['the key of another port', () => ({ cookie: `local_operator_key_${local.port + 1}=${KEY}; local_operator_key=${KEY}` })],
+  ])('refuses %s with 401 and says to open the printed link', async (_name, headersOf) => {
+    const headers = headersOf()
     const api = await get('/query/api/me', headers, local)
     expect(api.status).toBe(401)
     expect((await api.json()).error.message).toBe('The local operator key is missing or wrong.')

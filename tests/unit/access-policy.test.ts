@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { isListeningAuthority, localKeyCookie, localKeyCookieName } from '@/lib/access/local-operator'
 import { accessMode, admitRequest, checkAccess, crossOriginProblem, loopbackPeer } from '@/lib/access/policy'
 import { internalQueryPath, isQueryAppHost, queryBasePath } from '@/lib/access/query-host'
 import { loadConfig } from '@/lib/config'
@@ -191,5 +192,39 @@ describe('QUERY_APP_HOST', () => {
   it('maps the literal paths into /query', () => {
     expect(['/', '/api/me', '/dashboard', '/query/api/me'].map(internalQueryPath)).toEqual(['/query', '/query/api/me', '/query/dashboard', '/query/api/me'])
     expect([queryBasePath('/'), queryBasePath('/query'), queryBasePath(null)]).toEqual(['', '/query', '/query'])
+  })
+})
+
+describe('the local operator key, bound to the listening port', () => {
+  it('is presented in a cookie named for the port, and one named for another port is not it', async () => {
+    g[LOCAL] = { key: KEY, listening: '127.0.0.1', port: 4100 }
+    const cookies = (jar: Record<string, string>) => ({ get: (name: string) => (name in jar ? { value: jar[name] } : undefined) })
+    const peer = { [CONNECTION_IP_HEADER]: '127.0.0.1' }
+    expect(localKeyCookieName({ port: 4100 })).toBe('local_operator_key_4100')
+    expect(localKeyCookie({ key: KEY, port: 4100 })).toBe(`local_operator_key_4100=${KEY}; Path=/; HttpOnly; SameSite=Strict`)
+    expect(await checkAccess(req(peer, 'GET', cookies({ local_operator_key_4100: KEY })))).toMatchObject({ ok: true })
+    expect(await checkAccess(req(peer, 'GET', cookies({ local_operator_key_4101: KEY, local_operator_key: KEY })))).toMatchObject({
+      ok: false,
+      code: 'unauthorized',
+    })
+  })
+
+  it.each([
+    ['127.0.0.1:4100', true],
+    ['localhost:4100', true],
+    ['LOCALHOST:4100', true],
+    ['[::1]:4100', true],
+    ['127.0.0.2:4100', true],
+    ['127.0.0.1:4101', false],
+    ['127.0.0.1', false],
+    ['localhost', false],
+    ['evil.example:4100', false],
+    ['localhost.evil.example:4100', false],
+    ['10.0.0.1:4100', false],
+    ['user@127.0.0.1:4100', false],
+    ['127.0.0.1:4100/x', false],
+    ['', false],
+  ])('Host %s names this server at its port: %s', (host, expected) => {
+    expect(isListeningAuthority(host, { port: 4100 })).toBe(expected)
   })
 })

@@ -26,7 +26,7 @@ const host = await startFakeUpstream((req, res) => {
   }
 })
 process.env.MTA_STS_URL_TEMPLATE = `${host.url}/{domain}/.well-known/mta-sts.txt`
-const { fetchMtaStsPolicy, isPublicAddress, policyHostProblem } = await import('@/lib/domains/upstream')
+const { checkPolicyHost, fetchMtaStsPolicy, isPublicAddress } = await import('@/lib/domains/upstream')
 
 afterAll(() => host.close())
 
@@ -80,17 +80,19 @@ describe('policy host guard', () => {
 
   it('refuses a policy host of the checked domain that points inside', async () => {
     const url = 'https://mta-sts.evil.example/.well-known/mta-sts.txt'
-    expect(await policyHostProblem(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['203.0.113.5', '10.1.2.3'] }))).toBe(
-      'mta-sts.evil.example resolves to a non-public address (203.0.113.5, 10.1.2.3); not fetched',
-    )
-    expect(await policyHostProblem(url, 'evil.example', addresses({}))).toBe('mta-sts.evil.example has no A or AAAA record')
-    expect(await policyHostProblem(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['8.8.4.4'] }))).toBeNull()
+    expect(await checkPolicyHost(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['203.0.113.5', '10.1.2.3'] }))).toEqual({
+      ok: false,
+      reason: 'mta-sts.evil.example resolves to a non-public address (203.0.113.5, 10.1.2.3); not fetched',
+    })
+    expect(await checkPolicyHost(url, 'evil.example', addresses({}))).toEqual({ ok: false, reason: 'mta-sts.evil.example has no A or AAAA record' })
+    // The addresses checked are the ones the fetch connects to.
+    expect(await checkPolicyHost(url, 'evil.example', addresses({ 'mta-sts.evil.example': ['8.8.4.4'] }))).toEqual({ ok: true, addresses: ['8.8.4.4'] })
   })
 
   it("leaves a fixed host from the operator's template alone", async () => {
     const lookups: string[] = []
-    const r = await policyHostProblem('http://127.0.0.1:8080/evil.example/mta-sts.txt', 'evil.example', async (h) => (lookups.push(h), []))
-    expect(r).toBeNull()
+    const r = await checkPolicyHost('http://127.0.0.1:8080/evil.example/mta-sts.txt', 'evil.example', async (h) => (lookups.push(h), []))
+    expect(r).toEqual({ ok: true, addresses: null })
     expect(lookups).toEqual([])
   })
 })
