@@ -67,13 +67,15 @@ describe('several instances on one journal directory', () => {
         const instanceDirs = readdirSync(shared, { withFileTypes: true })
           .filter((e) => e.isDirectory())
           .map((e) => e.name)
-        // Load over, everything shipped: each instance counts what is on its disk, i.e. nothing (not
-        // the segments the others wrote and shipped), and its lag is 0.
+        // Load over, everything shipped: each instance counts what is on its own disk (only the
+        // entries of these health requests, a few KB), not the segments the others wrote and shipped
+        // (hundreds of KB here), and its lag is the real one, under the segment age plus a ship.
+        const settled = (h: RequestLogCheck) => h.requestLog.spool.bytes < 20_000 && h.requestLog.spool.segments <= 2 && h.requestLog.shipper.lagMs < 2000
         const after = await pollUntil(
           () => Promise.all(apps.map(requestLogHealth)),
-          (hs) => hs.every((h) => h.requestLog.spool.bytes === 0 && h.requestLog.spool.segments === 0 && h.requestLog.shipper.lagMs === 0),
+          (hs) => hs.every(settled),
           15_000,
-          250,
+          1000,
         )
 
         // SIGTERM all three, then one more instance on another port ships whatever they left.
@@ -96,6 +98,7 @@ describe('several instances on one journal directory', () => {
           dropped: after.map((h) => h.requestLog.spool.dropped),
           statuses: [...new Set(healthSamples.map((h) => h.status))],
           maxLagMs,
+          afterLoad: after.map((h) => ({ bytes: h.requestLog.spool.bytes, segments: h.requestLog.spool.segments, lagMs: h.requestLog.shipper.lagMs })),
           instanceDirs,
         })
         expect(stats(samples).failures).toBe(0)
@@ -104,11 +107,7 @@ describe('several instances on one journal directory', () => {
         expect(logged.duplicateIds).toBe(0)
         expect(logged.rows).toBeLessThanOrEqual(samples.length + CONNECTIONS)
         expect(after.map((h) => h.requestLog.spool.dropped)).toEqual([0, 0, 0])
-        expect(after.map((h) => [h.requestLog.spool.bytes, h.requestLog.spool.segments, h.requestLog.shipper.lagMs])).toEqual([
-          [0, 0, 0],
-          [0, 0, 0],
-          [0, 0, 0],
-        ])
+        expect(after.every(settled)).toBe(true)
         expect(healthSamples.every((h) => h.status === 'ok')).toBe(true)
         // The real lag: seconds at most while the database takes everything, never the age of another instance's segments.
         expect(maxLagMs).toBeLessThan(5000)
