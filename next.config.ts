@@ -3,6 +3,11 @@ import { INGEST_BODY_MAX_BYTES } from './lib/http/body-sizes'
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // Several instances of one build behind a balancer (docs/deployment.md “Several instances”): the
+  // deployment's id, set at build time, marks its assets and navigations so that a browser that
+  // meets another deployment during a rollout reloads instead of mixing versions. Unset: Next's own
+  // NEXT_DEPLOYMENT_ID (or none).
+  deploymentId: process.env.DEPLOYMENT_ID || process.env.NEXT_DEPLOYMENT_ID || undefined,
   // proxy.ts answers the trailing-slash redirect itself, so that it carries a request id.
   skipTrailingSlashRedirect: true,
   experimental: {

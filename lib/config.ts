@@ -60,6 +60,15 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** How long a SIGTERM/SIGINT lets in-flight requests finish before they are cut (under a platform's usual 30 s). */
   SHUTDOWN_GRACE_MS: int(25_000, 0, 600_000),
+  /**
+   * On SIGTERM/SIGINT, how long readiness answers 503 while the listener still accepts and answers,
+   * so a load balancer's health check sees the drain before connections are refused. Unset: 0 on a
+   * loopback HOST (nothing balances it), 5000 otherwise (readinessDelayMs).
+   */
+  SHUTDOWN_READINESS_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).optional()),
+  /** server.mjs's listen address and port, read here too: the readiness delay's default and the journal's instance name. */
+  HOST: optionalString,
+  PORT: int(3000, 0, 65_535),
 
   // Identity of the service (OpenAPI servers, contact, support objects)
   PUBLIC_BASE_URL: url('http://localhost:3000'),
@@ -160,6 +169,14 @@ const EnvSchema = z.object({
   /** Where request-log entries wait while the database cannot take them; default: beside PGLITE_DIR. */
   REQUEST_LOG_SPOOL_DIR: optionalString,
   REQUEST_LOG_SPOOL_MAX_MB: int(64, 0, 1_000_000),
+  /** This instance's journal subdirectory under REQUEST_LOG_SPOOL_DIR; default `<host name>-<PORT>`, which survives restarts. */
+  REQUEST_LOG_INSTANCE: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'letters, digits, _ . - only')
+      .optional(),
+  ),
   LOGPUSH_SECRET: optionalString,
   /** Past this, an ingest batch whose database does not answer gets 503 + Retry-After. */
   INGEST_DB_TIMEOUT_MS: int(15_000, 100, 120_000),
@@ -248,6 +265,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export const configKeys = Object.keys(EnvSchema.shape) as (keyof Config)[]
 
 export const config: Config = loadConfig(process.env)
+
+const LOOPBACK_HOST = /^(localhost|127\.[0-9.]+|::1|\[::1\])$/
+
+/** The readiness delay of a SIGTERM: as configured, else none on a loopback HOST (the default) and 5 s on any other. */
+export function readinessDelayMs(c: Pick<Config, 'SHUTDOWN_READINESS_DELAY_MS' | 'HOST'> = config): number {
+  return c.SHUTDOWN_READINESS_DELAY_MS ?? (LOOPBACK_HOST.test(c.HOST ?? '127.0.0.1') ? 0 : 5000)
+}
 
 /** Which rate-limit store the configuration selects. */
 export function rateLimitStoreKind(c: Config = config): 'upstash' | 'redis' | 'memory' {

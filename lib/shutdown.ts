@@ -6,7 +6,7 @@ import { processSlot } from '@/lib/process-slot'
 
 const hooks = processSlot<Array<() => Promise<void> | void>>('shutdown-hooks')
 const urgentHooks = processSlot<Array<() => void>>('shutdown-urgent-hooks')
-const settingsSlot = processSlot<{ graceMs: number }>('shutdown-settings')
+const settingsSlot = processSlot<ShutdownSettings>('shutdown-settings')
 const draining = processSlot<boolean>('draining')
 
 export function onShutdown(hook: () => Promise<void> | void, urgent?: () => void) {
@@ -14,12 +14,19 @@ export function onShutdown(hook: () => Promise<void> | void, urgent?: () => void
   if (urgent) urgentHooks.getOrCreate(() => []).push(urgent)
 }
 
-/** What server.mjs reads when it drains: the grace period for in-flight requests. */
-export function setShutdownSettings(settings: { graceMs: number }) {
+interface ShutdownSettings {
+  /** How long in-flight requests may finish once the listener is closed. */
+  graceMs: number
+  /** Before that, how long readiness answers 503 while the listener still accepts and answers. */
+  readinessDelayMs: number
+}
+
+/** What server.mjs reads when it drains. */
+export function setShutdownSettings(settings: ShutdownSettings) {
   settingsSlot.set(settings)
 }
 
-/** True once server.mjs has started draining (readiness answers 503 from then on). */
+/** True from the signal on (readiness answers 503), through the readiness delay and the drain. */
 export function isDraining(): boolean {
   return draining.get() === true
 }

@@ -8,7 +8,7 @@ import 'server-only'
 const PARTITION_MAINTENANCE_MS = 60 * 60 * 1000
 
 async function startServices() {
-  const { config, rateLimitStoreKind } = await import('@/lib/config')
+  const { config, rateLimitStoreKind, readinessDelayMs } = await import('@/lib/config')
   const { log } = await import('@/lib/log')
   const { getLimiter } = await import('@/lib/ratelimit/limiter')
   log.info('configuration loaded', {
@@ -61,7 +61,7 @@ async function startServices() {
   addBodyLimitRule(ingestBodyLimit)
   const { setShutdownSettings } = await import('@/lib/shutdown')
   registerBodyLimit()
-  setShutdownSettings({ graceMs: config.SHUTDOWN_GRACE_MS })
+  setShutdownSettings({ graceMs: config.SHUTDOWN_GRACE_MS, readinessDelayMs: readinessDelayMs() })
 
   // Query application data: migrate (idempotent), then record requests. A database that is down
   // at start does not stop the API; it is retried on first use and shows in /api/health. The

@@ -1,5 +1,7 @@
-// Graceful draining for server.mjs. On the first SIGTERM/SIGINT the server stops accepting
-// connections, answers every further request (and every in-flight one whose headers are not sent
+// Graceful draining for server.mjs. On the first SIGTERM/SIGINT readiness (/api/health) answers
+// 503 at once, while the server keeps accepting and answering for the readiness delay, so a load
+// balancer's health check takes the instance out before any connection is refused. Then the
+// server stops accepting connections, answers every further request (and every in-flight one whose headers are not sent
 // yet) with `Connection: close`, lets in-flight requests finish for up to the grace period, cuts
 // and logs those still running, runs the shutdown hooks (the request log's last flush, which has
 // its own deadline) and exits 0. A second signal runs the urgent hooks (synchronous spooling) and
@@ -12,6 +14,7 @@ const URGENT = processSlotKey('shutdown-urgent-hooks')
 const SETTINGS = processSlotKey('shutdown-settings')
 const DRAINING = processSlotKey('draining')
 const DEFAULT_GRACE_MS = 25_000
+const DEFAULT_READINESS_DELAY_MS = 0
 // Past the hooks' own deadlines: a hook that never settles must not keep the process alive.
 const HOOKS_HARD_LIMIT_MS = 10_000
 
@@ -100,6 +103,12 @@ export function drainOnSignals(server) {
     }
     signalled = true
     const graceMs = globalThis[SETTINGS]?.graceMs ?? DEFAULT_GRACE_MS
+    const delayMs = globalThis[SETTINGS]?.readinessDelayMs ?? DEFAULT_READINESS_DELAY_MS
+    globalThis[DRAINING] = true
+    if (delayMs > 0) {
+      line('info', `${signal}: readiness answers 503; still answering for the readiness delay`, { delayMs })
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+    }
     line('info', `${signal}: draining`, { graceMs })
     const result = await drain(graceMs)
     if (result.cut.length > 0) line('warn', 'requests cut short at the end of the grace period', { graceMs, cut: result.cut })

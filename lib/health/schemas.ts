@@ -34,6 +34,11 @@ export const RequestLogHealth = z
         oldestEntryAt: z.iso.datetime().nullable().optional().meta({ description: 'The oldest entry not yet stored in the database' }),
         dropped: z.number().int().meta({ description: 'Entries lost: since `droppedSince` with the journal (kept across restarts), since start without' }),
         droppedSince: z.iso.datetime().optional(),
+        lastDroppedAt: z.iso
+          .datetime()
+          .nullable()
+          .optional()
+          .meta({ description: 'When an entry was last dropped; within the last minute the check says `dropping`' }),
       })
       .meta({ description: 'The local journal of the request log (docs/request-log.md)' }),
     shipper: z.object({
@@ -46,7 +51,9 @@ export const RequestLogHealth = z
 
 export const HealthCheck = z
   .object({
-    status: z.enum(['ok', 'down']),
+    status: z.enum(['ok', 'dropping', 'down']).meta({
+      description: '`dropping` (the request log only): entries were dropped within the last minute (journal budget spent, disk full, memory buffer full)',
+    }),
     required: z.boolean().meta({ description: 'A required dependency being down makes the service answer 503' }),
     latencyMs: z.number().nullable(),
     detail: z.string(),

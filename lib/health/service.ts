@@ -56,6 +56,9 @@ const database: DependencyCheck = async () => {
 
 // The request log: its journal (on or off, bytes against the budget, the oldest entry, what was
 // dropped since the journal began) and how far the shipper lags (docs/request-log.md).
+/** An entry dropped this recently makes the request log's check say `dropping`. */
+const DROPPING_WINDOW_MS = 60_000
+
 const requestLog: DependencyCheck = async () => {
   const writer = requestLogWriter()
   if (!writer) return null
@@ -77,12 +80,19 @@ const requestLog: DependencyCheck = async () => {
           oldestEntryAt: s.spool.oldestEntryAt === null ? null : new Date(s.spool.oldestEntryAt).toISOString(),
           dropped: s.spool.dropped,
           droppedSince: s.spool.droppedSince,
+          lastDroppedAt: s.lastDroppedAt === null ? null : new Date(s.lastDroppedAt).toISOString(),
         }
-      : { state: 'off' as const, reason: s.spool.reason, dropped: s.dropped }
+      : {
+          state: 'off' as const,
+          reason: s.spool.reason,
+          dropped: s.dropped,
+          lastDroppedAt: s.lastDroppedAt === null ? null : new Date(s.lastDroppedAt).toISOString(),
+        }
   return [
     'requestLog',
     {
-      status: s.failures > 0 ? 'down' : 'ok',
+      // Failing writes first; else entries lost within the last minute (budget spent, disk full) say `dropping`.
+      status: s.failures > 0 ? 'down' : s.lastDroppedAt !== null && Date.now() - s.lastDroppedAt < DROPPING_WINDOW_MS ? 'dropping' : 'ok',
       required: false,
       latencyMs: null,
       detail: `${detail}${failing}`,
@@ -119,10 +129,11 @@ async function jobsHealth(): Promise<HealthResult['jobs']> {
 }
 
 export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<HealthResult> {
+  // Draining (server/drain.mjs): readiness fails at once, before any dependency is asked; liveness still answers.
+  if (probe === 'ready' && isDraining())
+    throw new AppError('unavailable', 'Draining: this instance is shutting down and finishing the requests in flight; send new requests to another instance.')
   const [checked, jobs] = probe === 'live' ? [[], undefined] : await Promise.all([Promise.all(dependencyChecks.map((check) => check())), jobsHealth()])
   const entries = checked.filter((e) => e !== null)
-  if (probe === 'ready' && isDraining())
-    throw new AppError('unavailable', 'Shutting down: finishing the requests in flight; send new requests to another instance.')
   const requiredDown = entries.filter(([, c]) => c.required && c.status === 'down')
   if (requiredDown.length > 0) throw new AppError('unavailable', `Not ready: ${requiredDown.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`)
   return {

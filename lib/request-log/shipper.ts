@@ -139,6 +139,7 @@ export function createDurableRequestLog(opts: DurableRequestLogOptions): Request
       pending: s.uncommitted,
       spooledBytes: s.bytes,
       dropped: s.dropped,
+      lastDroppedAt: s.lastDroppedAt,
       failures: backoff.failures,
       retryAt: backoff.nextAttemptAt(),
       spool: { state: 'on', ...s },

@@ -1,6 +1,6 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { open, readFile, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { ensurePrivateDirectory } from '@/lib/db/private-directory'
@@ -25,6 +25,11 @@ import { ensurePrivateDirectory } from '@/lib/db/private-directory'
 //   A segment left `open` or `replaying` by a process that is gone (crash, kill) is claimable
 //   again, so nothing is lost; shipping it twice relies on the store being idempotent by
 //   (request_id, time) (lib/request-log/store.ts).
+// - One live process per directory: the server gives each instance a directory of its own
+//   (lib/request-log/writer.ts, locked like the PGlite directory), so what this process keeps in
+//   memory about the directory (bytes, segments, the oldest entry, the drop count) is what is on
+//   disk. Segments a gone instance left in a sibling directory (or, from earlier versions, in the
+//   parent directory itself) are adopted: moved here by rename and shipped with this instance's.
 // - The budget (maxBytes) counts segment bytes on disk plus queued lines. An entry that does not
 //   fit is dropped and counted; the count is kept in `state.json` beside the segments, so it
 //   survives restarts and says since when it counts. A write that fails (a full disk) is cut back
@@ -57,17 +62,22 @@ export interface SpoolClaim {
   release(): Promise<void>
 }
 
+/** How often claim() looks for segments of gone instances to adopt. */
+export const ADOPT_MS = 30_000
+
 export interface SpoolStatus {
   dir: string
   budgetBytes: number
   /** Bytes on disk plus lines waiting for the next group commit. */
   bytes: number
   segments: number
-  /** Epoch ms of the oldest entry not yet stored (from the oldest segment's name), or null. */
+  /** Epoch ms of the oldest entry not yet stored (the oldest segment's name, or the first line waiting for the group commit), or null. */
   oldestEntryAt: number | null
   /** Entries dropped (budget spent, write failed) since `droppedSince`; persisted across restarts. */
   dropped: number
   droppedSince: string
+  /** Epoch ms of the last entry dropped, or null; persisted across restarts. */
+  lastDroppedAt: number | null
   /** Lines waiting for the next group commit. */
   uncommitted: number
 }
@@ -79,6 +89,12 @@ export interface SpoolOptions {
   segmentMs?: number
   /** Called after each group commit (the shipper may want to look). */
   onCommit?: () => void
+  /**
+   * Segments gone instances left elsewhere are moved into `dir`: returns the paths of those files
+   * (lib/request-log/writer.ts looks in the sibling instance directories). Called at creation and
+   * every ADOPT_MS.
+   */
+  orphans?: () => string[]
 }
 
 export interface Spool {
@@ -100,12 +116,12 @@ export interface Spool {
   close(): Promise<void>
 }
 
-const NAME = /^([0-9a-z]+)-([0-9a-f]+)\.(\d+)\.([0-9a-f]+)\.(open|ready|replaying)\.ndjson$/
+export const SEGMENT_NAME = /^([0-9a-z]+)-([0-9a-f]+)\.(\d+)\.([0-9a-f]+)\.(open|ready|replaying)\.ndjson$/
 const STATE_FILE = 'state.json'
 /** Request-log entries hold client addresses and paths: this user's only. */
 const FILE_MODE = 0o600
 
-function processIsGone(pid: number): boolean {
+export function processIsGone(pid: number): boolean {
   if (pid === process.pid) return true // same pid, other instance: the earlier process is gone (containers reuse pids)
   try {
     process.kill(pid, 0)
@@ -147,20 +163,44 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
   // status() and the budget check never list the directory.
   const onDisk = new Map<string, { bytes: number; at: number }>()
   let diskBytes = 0
-  for (const file of readdirSync(dir)) {
-    const m = NAME.exec(file)
-    if (!m) continue
-    const size = statSync(at(file)).size
+  const count = (file: string) => {
+    const m = SEGMENT_NAME.exec(path.basename(file))
+    if (!m || onDisk.has(`${m[1]}-${m[2]}`)) return
+    let size: number
+    try {
+      size = statSync(file).size
+    } catch {
+      return // claimed or adopted meanwhile by another process
+    }
     onDisk.set(`${m[1]}-${m[2]}`, { bytes: size, at: parseInt(m[1], 36) })
     diskBytes += size
   }
+  /** Moves what gone instances left into this directory (a rename: a file another process took first is skipped). */
+  const adopt = () => {
+    let moved = 0
+    for (const file of opts.orphans?.() ?? []) {
+      const target = at(path.basename(file))
+      try {
+        renameSync(file, target)
+      } catch {
+        continue
+      }
+      count(target)
+      moved++
+    }
+    return moved
+  }
+  let lastAdopt = Date.now()
+  adopt()
+  for (const file of readdirSync(dir)) count(at(file))
   let waiting = onDisk.size > 0
 
   // Dropped entries, persisted: a restart does not reset the count.
-  let persisted = { dropped: 0, since: new Date().toISOString() }
+  let persisted: { dropped: number; since: string; lastDroppedAt: number | null } = { dropped: 0, since: new Date().toISOString(), lastDroppedAt: null }
   try {
     const saved = JSON.parse(readFileSync(at(STATE_FILE), 'utf8')) as Partial<typeof persisted>
-    if (typeof saved.dropped === 'number' && typeof saved.since === 'string') persisted = { dropped: saved.dropped, since: saved.since }
+    if (typeof saved.dropped === 'number' && typeof saved.since === 'string')
+      persisted = { dropped: saved.dropped, since: saved.since, lastDroppedAt: typeof saved.lastDroppedAt === 'number' ? saved.lastDroppedAt : null }
   } catch {
     writeFileSync(at(STATE_FILE), JSON.stringify(persisted), { mode: FILE_MODE })
   }
@@ -169,6 +209,8 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
   // The queue of the next group commit.
   let queued: string[] = []
   let queuedBytes = 0
+  /** When the first of the queued lines was appended (the shipper's lag counts it). */
+  let queuedSince: number | null = null
   // The open segment.
   let openId: string | null = null
   let handle: FileHandle | null = null
@@ -182,6 +224,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
   const drop = (n: number) => {
     if (n <= 0) return
     persisted.dropped += n
+    persisted.lastDroppedAt = Date.now()
     stateDirty = true
   }
 
@@ -214,6 +257,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       const bytes = queuedBytes
       queued = []
       queuedBytes = 0
+      queuedSince = null
       if (!handle) {
         openId = newId()
         handle = await open(at(nameOf(openId, 'open')), 'a', FILE_MODE)
@@ -273,6 +317,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       }
       queued.push(line)
       queuedBytes += bytes
+      queuedSince ??= Date.now()
       if (queued.length >= commitEntries && !scheduled) {
         scheduled = true
         queueMicrotask(() => {
@@ -289,9 +334,10 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       const n = queued.length
       queued = []
       queuedBytes = 0
+      queuedSince = null
       // A file of its own, sealed at once: an async commit may be mid-write on the open segment.
       const id = newId()
-      const file = at(nameOf(id, 'ready'))
+      const file = at(nameOf(id, 'open'))
       let fd: number | null = null
       try {
         fd = openSync(file, 'a', FILE_MODE)
@@ -301,8 +347,14 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       } catch {
         if (fd !== null) ftruncateSync(fd, 0)
         persisted.dropped += n
+        persisted.lastDroppedAt = Date.now()
       } finally {
         if (fd !== null) closeSync(fd)
+      }
+      try {
+        renameSync(file, at(nameOf(id, 'ready')))
+      } catch {
+        // left `open` under this pid: the next process on the directory claims it once this one is gone
       }
       try {
         writeFileSync(at(STATE_FILE), JSON.stringify(persisted), { mode: FILE_MODE })
@@ -316,11 +368,15 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
         await sealOpen()
       }),
     async claim(maxClaimBytes) {
+      if (Date.now() - lastAdopt >= ADOPT_MS) {
+        lastAdopt = Date.now()
+        if (adopt() > 0) waiting = true
+      }
       const files = readdirSync(dir).sort()
       const picked: string[] = []
       let bytes = 0
       for (const file of files) {
-        const m = NAME.exec(file)
+        const m = SEGMENT_NAME.exec(file)
         if (!m) continue
         const [, , , pid, holder, state] = m
         const mine = holder === instance
@@ -339,7 +395,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
       const segments: SpoolSegment[] = []
       const claimed: Array<{ id: string; path: string }> = []
       for (const file of picked) {
-        const m = NAME.exec(file)!
+        const m = SEGMENT_NAME.exec(file)!
         const id = `${m[1]}-${m[2]}`
         const claimedPath = at(nameOf(id, 'replaying'))
         try {
@@ -391,6 +447,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
     status() {
       let oldest: number | null = null
       for (const s of onDisk.values()) if (oldest === null || s.at < oldest) oldest = s.at
+      if (queuedSince !== null && (oldest === null || queuedSince < oldest)) oldest = queuedSince
       return {
         dir,
         budgetBytes: maxBytes,
@@ -399,6 +456,7 @@ export function createSpool(dir: string, maxBytes: number, opts: SpoolOptions = 
         oldestEntryAt: oldest,
         dropped: persisted.dropped,
         droppedSince: persisted.since,
+        lastDroppedAt: persisted.lastDroppedAt,
         uncommitted: queued.length,
       }
     },

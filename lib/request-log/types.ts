@@ -13,6 +13,8 @@ export interface RequestLogWriterStatus {
   spooledBytes: number
   /** Entries lost: since the journal began (persisted) with one, since start without. */
   dropped: number
+  /** Epoch ms of the last entry dropped (journal: kept across restarts), or null. */
+  lastDroppedAt: number | null
   /** Consecutive failed writes; 0 when the last write succeeded. */
   failures: number
   /** Epoch ms of the next write attempt while backing off, else null. */

@@ -4,13 +4,15 @@ import path from 'node:path'
 import { after } from 'next/server'
 import { config, type Config } from '@/lib/config'
 import { getReadyDatabase, type Db } from '@/lib/db/client'
-import { InsecureDirectoryError } from '@/lib/db/private-directory'
+import { ensurePrivateDirectory, InsecureDirectoryError } from '@/lib/db/private-directory'
 import { setRequestLogSink } from '@/lib/http/request-log'
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 import { briefError, toRow, truncateIp } from '@/lib/request-log/row'
 import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
+import { instanceName, orphanSegments } from '@/lib/request-log/instance'
+import { DirectoryLockedError, lockDirectory } from '@/lib/db/directory-lock'
 import type { RequestLogWriter, RequestLogWriterStatus } from '@/lib/request-log/types'
 import { writeRequestLog, type RequestLogRow } from '@/lib/request-log/store'
 import { Backoff, withTimeout } from '@/lib/timeout'
@@ -76,6 +78,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   const concurrency = Math.max(1, opts.concurrency ?? WRITE_CONCURRENCY)
   const inflightRows = () => [...inflight].flat()
   let dropped = 0
+  let lastDroppedAt: number | null = null
   let droppedLogged = 0
   let lastDropLog = 0
   const backoff = new Backoff(opts.backoffMinMs ?? BACKOFF_MIN_MS, opts.backoffMaxMs ?? BACKOFF_MAX_MS)
@@ -92,6 +95,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   function countDropped(n: number) {
     if (n <= 0) return
     dropped += n
+    lastDroppedAt = Date.now()
     if (Date.now() - lastDropLog >= DROP_LOG_EVERY_MS) {
       lastDropLog = Date.now()
       log.warn('request log: entries dropped (memory buffer full while the database is unavailable)', { dropped, since: dropped - droppedLogged })
@@ -201,6 +205,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
       pending: buffer.length + inflightRows().length,
       spooledBytes: 0,
       dropped,
+      lastDroppedAt,
       failures: backoff.failures,
       retryAt: backoff.nextAttemptAt(),
       spool: { state: 'off', reason: opts.offReason ?? 'no journal directory' },
@@ -209,7 +214,7 @@ export function createRequestLogWriter(opts: RequestLogWriterOptions): RequestLo
   }
 }
 
-/** The spool directory: REQUEST_LOG_SPOOL_DIR, else beside the PGlite data; none for an in-memory PGlite. */
+/** The journal directory: REQUEST_LOG_SPOOL_DIR, else beside the PGlite data; none for an in-memory PGlite. Each instance works in a subdirectory (instanceName). */
 export function spoolDirOf(c: Pick<Config, 'REQUEST_LOG_SPOOL_DIR' | 'PGLITE_DIR'>): string | null {
   if (c.REQUEST_LOG_SPOOL_DIR) return path.resolve(c.REQUEST_LOG_SPOOL_DIR)
   if (c.PGLITE_DIR.startsWith('memory://')) return null
@@ -229,12 +234,17 @@ export function startRequestLog(): RequestLogWriter {
   // After a failed journal, serverless: each request keeps the function alive until its write ended.
   let viaAfter = false
   if (dir && config.REQUEST_LOG_SPOOL_MAX_MB > 0) {
+    // This instance's own directory (lib/request-log/instance.ts); a second live process on it stops start-up here.
+    const own = path.join(dir, instanceName(config))
     try {
-      const spool = createSpool(dir, config.REQUEST_LOG_SPOOL_MAX_MB * 1024 * 1024)
+      // The shared parent holds the instances' lock files and what a gone instance left: private too.
+      ensurePrivateDirectory(dir)
+      lockDirectory(own, 'journal')
+      const spool = createSpool(own, config.REQUEST_LOG_SPOOL_MAX_MB * 1024 * 1024, { orphans: () => orphanSegments(dir, own) })
       writer = createDurableRequestLog({ spool, db, fullIp: config.LOG_FULL_IP })
     } catch (error) {
-      // A directory others can write is not a journal to fall back from: start-up stops, saying how to fix it.
-      if (error instanceof InsecureDirectoryError) throw error
+      // A directory others can write, or one another live process holds, is not a journal to fall back from: start-up stops, saying how to fix it.
+      if (error instanceof InsecureDirectoryError || error instanceof DirectoryLockedError) throw error
       // A read-only file system (serverless hosting).
       offReason = `directory not writable: ${briefError(error)}`
       viaAfter = true

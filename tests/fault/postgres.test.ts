@@ -97,7 +97,7 @@ describe('SIGTERM while Postgres hangs', () => {
       app.signal('SIGTERM')
       const code = await app.exited
       const exitMs = Date.now() - t0
-      const spooled = readdirSync(spool).filter((f) => f.endsWith('.ndjson'))
+      const spooled = (readdirSync(spool, { recursive: true }) as string[]).filter((f) => f.endsWith('.ndjson'))
       db.proxy.restore()
 
       app = await startApp(env)
@@ -108,7 +108,7 @@ describe('SIGTERM while Postgres hangs', () => {
         60_000,
       )
       const left = await pollUntil(
-        async () => readdirSync(spool).filter((f) => f.endsWith('.ndjson')),
+        async () => (readdirSync(spool, { recursive: true }) as string[]).filter((f) => f.endsWith('.ndjson')),
         (files) => files.length === 0,
         10_000,
       )

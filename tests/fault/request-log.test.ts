@@ -35,7 +35,8 @@ const newSpoolDir = () => {
 }
 afterAll(() => spoolDirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.ndjson'))
+/** Segment files anywhere under the journal directory (each instance has a subdirectory; a restart on another port adopts the old one's). */
+const segments = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ndjson'))
 
 /** Every request of a scenario carries its own user agent, so its request-log rows can be counted. */
 const load = (app: RunningApp, userAgent: string, durationMs: number) =>

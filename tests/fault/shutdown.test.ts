@@ -124,4 +124,58 @@ describe('SIGTERM with slow requests in flight', () => {
     expect(Date.now() - t0).toBeLessThan(UPSTREAM_DELAY_MS)
     agent.destroy()
   })
+
+  it('with a readiness delay: readiness answers 503 at once while new connections are still answered, then the listener closes and the in-flight requests finish', async () => {
+    const DELAY_MS = 2500
+    const app = await startApp({ IP_API_URL: upstream.url, DOH_URL: doh.url, UPSTREAM_RETRIES: '0', SHUTDOWN_READINESS_DELAY_MS: String(DELAY_MS) })
+    const fresh = () => new Agent({ keepAlive: false })
+    expect((await get(`${app.url}/api/health`, fresh())).status).toBe(200)
+    const t0 = Date.now()
+    app.signal('SIGTERM')
+    // Readiness fails first (the balancer's health check sees it), liveness still answers.
+    const ready = await pollUntil(
+      () => get(`${app.url}/api/health`, fresh()),
+      (r) => r.status === 503,
+      DELAY_MS,
+      20,
+    )
+    const readyFailedMs = Date.now() - t0
+    expect(ready.status).toBe(503)
+    expect(ready.body).toMatch(/Draining: this instance is shutting down/)
+    const live = await get(`${app.url}/api/health?probe=live`, fresh())
+    expect(live.status).toBe(200)
+    // New connections during the delay are accepted and answered.
+    const during = await get(`${app.url}/api/ipcheck?ip=24.48.5.1`, fresh())
+    expect(during.status).toBe(200)
+    expect(Date.now() - t0).toBeLessThan(DELAY_MS) // still within the delay
+    // A slow request started near the end of the delay is in flight when the listener closes.
+    await sleep(Math.max(0, DELAY_MS - 400 - (Date.now() - t0)))
+    const lastOne = get(`${app.url}/api/ipcheck?ip=24.48.5.2`, fresh())
+    const refusedAt = await pollUntil(
+      () =>
+        get(`${app.url}/api/health?probe=live`, fresh()).then(
+          () => null,
+          (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? Date.now() - t0 : null),
+        ),
+      (ms) => ms !== null,
+      DELAY_MS + 2000,
+      20,
+    )
+    const last = await lastOne
+    const code = await app.exited
+    report('sigterm with a readiness delay', {
+      delayMs: DELAY_MS,
+      readyFailedMs,
+      refusedAtMs: refusedAt,
+      lastInFlight: last.status,
+      exitCode: code,
+      exitMs: Date.now() - t0,
+    })
+    expect(readyFailedMs).toBeLessThan(1000)
+    expect(refusedAt).not.toBeNull()
+    expect(refusedAt!).toBeGreaterThanOrEqual(DELAY_MS - 50)
+    expect(last.status).toBe(200)
+    expect(code).toBe(0)
+    expect(app.logs()).toMatch(/"msg":"requests drained","completed":1,"cut":0/)
+  })
 })

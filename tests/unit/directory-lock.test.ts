@@ -76,4 +76,31 @@ describe('lockDirectory', () => {
     expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).startTicks).not.toBe(1)
     release()
   })
+
+  it('takes over at once the lock of a holder that was just killed: SIGKILL pending, then a zombie not yet reaped', async () => {
+    const dir = path.join(base, 'f')
+    const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0]
+    for (const waitFor of ['nothing', 'zombie']) {
+      const child = spawn('sleep', ['30'])
+      await new Promise((r) => child.once('spawn', r))
+      writeFileSync(lockFileOf(dir), holder(child.pid!, ticksOf(child.pid!)))
+      expect(() => lockDirectory(dir)).toThrow(DirectoryLockedError)
+      child.kill('SIGKILL')
+      // No await from here: this process cannot reap the child, so its pid still answers signal 0.
+      if (waitFor === 'zombie') while (state(child.pid!) !== 'Z');
+      expect(() => process.kill(child.pid!, 0)).not.toThrow()
+      const release = lockDirectory(dir)
+      expect(JSON.parse(readFileSync(lockFileOf(dir), 'utf8')).pid).toBe(process.pid)
+      release()
+    }
+  })
+
+  it('refuses a holder on another host even with this pid (a shared volume), and names the journal when asked', () => {
+    const dir = path.join(base, 'g')
+    writeFileSync(lockFileOf(dir), JSON.stringify({ ...JSON.parse(holder(process.pid, 1)), hostname: 'other-host' }))
+    expect(() => lockDirectory(dir)).toThrow(`${dir} is in use by another process (pid ${process.pid} on other-host, started`)
+    expect(() => lockDirectory(dir, 'journal')).toThrow(
+      `The request-log journal directory ${dir} is in use by another process (pid ${process.pid} on other-host`,
+    )
+  })
 })

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Db } from '@/lib/db/client'
 import { createDurableRequestLog } from '@/lib/request-log/shipper'
 import { createSpool } from '@/lib/request-log/spool'
+import { instanceName, orphanSegments } from '@/lib/request-log/instance'
+import { lockDirectory } from '@/lib/db/directory-lock'
 import { createRequestLogWriter, spoolDirOf } from '@/lib/request-log/writer'
 import { requestLogEntry } from '../../test-support/request-log-entry'
 
@@ -133,6 +135,64 @@ describe('request log journal', () => {
     expect(taken.segments[0].unreadable).toBe(1)
     await first.close()
     await later.close()
+  })
+
+  it('says when it last dropped an entry (kept across restarts) and counts lines waiting for the group commit in the oldest entry', async () => {
+    const dir = tempDir()
+    const spool = createSpool(dir, 40, { commitMs: 60_000 })
+    expect(spool.status()).toMatchObject({ lastDroppedAt: null, oldestEntryAt: null })
+    const t0 = Date.now()
+    spool.append({ requestId: 'r0' })
+    expect(spool.status().oldestEntryAt).toBeGreaterThanOrEqual(t0)
+    spool.append({ requestId: 'r1' })
+    expect(spool.append({ requestId: 'r2' })).toBe(false)
+    const droppedAt = spool.status().lastDroppedAt!
+    expect(droppedAt).toBeGreaterThanOrEqual(t0)
+    await spool.close()
+    const again = createSpool(dir, 40)
+    expect(again.status()).toMatchObject({ lastDroppedAt: droppedAt, dropped: 1 })
+    // Everything stored: nothing waits, the oldest entry is none.
+    const claim = (await again.claim(1 << 20))!
+    await claim.done()
+    expect(again.status()).toMatchObject({ bytes: 0, segments: 0, oldestEntryAt: null })
+    await again.close()
+  })
+
+  it('adopts the segments a gone instance left elsewhere: moved in, counted, claimed, shipped once', async () => {
+    const root = tempDir()
+    const gone = createSpool(path.join(root, 'host-3001'), 1 << 20)
+    gone.append({ requestId: 'left-1' })
+    gone.append({ requestId: 'left-2' })
+    await gone.close()
+    // An earlier version's segment in the journal directory itself, its writer dead.
+    writeFileSync(path.join(root, 'lqz0000-0a0b0c0d.999999999.deadbeef.open.ndjson'), '{"requestId":"legacy"}\n')
+    const own = path.join(root, 'host-3000')
+    const spool = createSpool(own, 1 << 20, { orphans: () => orphanSegments(root, own) })
+    expect(spool.status()).toMatchObject({ segments: 2 })
+    expect(segments(path.join(root, 'host-3001'))).toEqual([])
+    const claim = (await spool.claim(1 << 20))!
+    expect(claim.rows.map((r) => (r as { requestId: string }).requestId).sort()).toEqual(['left-1', 'left-2', 'legacy'])
+    await claim.done()
+    expect(spool.status()).toMatchObject({ bytes: 0, segments: 0 })
+    await spool.close()
+  })
+
+  it('leaves alone the directory of an instance whose holder is alive', async () => {
+    const root = tempDir()
+    const live = path.join(root, 'host-3001')
+    const release = lockDirectory(live, 'journal') // this process holds it
+    const other = createSpool(live, 1 << 20)
+    other.append({ requestId: 'held' })
+    await other.close()
+    expect(orphanSegments(root, path.join(root, 'host-3000'))).toEqual([])
+    release()
+    expect(orphanSegments(root, path.join(root, 'host-3000'))).toHaveLength(1)
+  })
+
+  it('names an instance by host name and port unless REQUEST_LOG_INSTANCE says otherwise', () => {
+    expect(instanceName({ PORT: 3000, REQUEST_LOG_INSTANCE: undefined }, 'web-1')).toBe('web-1-3000')
+    expect(instanceName({ PORT: 3000, REQUEST_LOG_INSTANCE: undefined }, 'a b/c')).toBe('a_b_c-3000')
+    expect(instanceName({ PORT: 3000, REQUEST_LOG_INSTANCE: 'blue' }, 'web-1')).toBe('blue')
   })
 
   it('lives beside the PGlite data unless told otherwise, and nowhere for an in-memory database', () => {
