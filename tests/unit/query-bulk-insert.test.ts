@@ -76,7 +76,7 @@ afterAll(async () => {
   await testDatabase?.close()
 })
 
-describe(`bulk insert through a staging table (${driverName})`, () => {
+describe(`bulk insert through a staging table (${driverName})`, { timeout: 60_000 }, () => {
   it('copies where the driver can, and says so', async () => {
     const expected = { pglite: 'copy-blob', postgres: 'copy-stdin', neon: 'json' }[driverName]
     expect(await database.db.transaction(async (tx) => bulkPathOf(tx))).toBe(expected)
