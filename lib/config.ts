@@ -55,6 +55,9 @@ const jobSchedules = z.preprocess(
   z.record(z.string(), z.string()),
 )
 
+/** PUBLIC_BASE_URL's default: a placeholder, not where any deployment is reached. */
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000'
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -71,7 +74,7 @@ const EnvSchema = z.object({
   PORT: int(3000, 0, 65_535),
 
   // Identity of the service (OpenAPI servers, contact, support objects)
-  PUBLIC_BASE_URL: url('http://localhost:3000'),
+  PUBLIC_BASE_URL: url(DEFAULT_PUBLIC_BASE_URL),
   DEV_BASE_URL: optionalUrl,
   SUPPORT_EMAIL: z.preprocess(emptyAsUndefined, z.email().default('support@example.com')),
   SUPPORT_URL: url('https://example.com/support'),
@@ -274,6 +277,11 @@ export function readinessDelayMs(c: Pick<Config, 'SHUTDOWN_READINESS_DELAY_MS' |
 }
 
 /** Which rate-limit store the configuration selects. */
+/** True when PUBLIC_BASE_URL names the deployment's origin (set, and not the placeholder default). */
+export function publicBaseUrlConfigured(c: Pick<Config, 'PUBLIC_BASE_URL'> = config): boolean {
+  return new URL(c.PUBLIC_BASE_URL).origin !== new URL(DEFAULT_PUBLIC_BASE_URL).origin
+}
+
 export function rateLimitStoreKind(c: Config = config): 'upstash' | 'redis' | 'memory' {
   if ((c.KV_REST_API_URL && c.KV_REST_API_TOKEN) || (c.UPSTASH_REDIS_REST_URL && c.UPSTASH_REDIS_REST_TOKEN)) return 'upstash'
   if (c.REDIS_URL) return 'redis'

@@ -8,7 +8,7 @@ import 'server-only'
 const PARTITION_MAINTENANCE_MS = 60 * 60 * 1000
 
 async function startServices() {
-  const { config, rateLimitStoreKind, readinessDelayMs } = await import('@/lib/config')
+  const { config, publicBaseUrlConfigured, rateLimitStoreKind, readinessDelayMs } = await import('@/lib/config')
   const { log } = await import('@/lib/log')
   const { getLimiter } = await import('@/lib/ratelimit/limiter')
   log.info('configuration loaded', {
@@ -31,6 +31,9 @@ async function startServices() {
   checkRetentionSetting(config)
   const { jobSchedules } = await import('@/lib/jobs/schedule')
   jobSchedules(config.JOB_SCHEDULES)
+  // Alert notifications link to this service; without its public origin they can only say localhost.
+  if (config.ALERT_WEBHOOK_URL && !publicBaseUrlConfigured(config))
+    log.warn(`PUBLIC_BASE_URL is not set: alert notifications will link to ${new URL(config.PUBLIC_BASE_URL).origin}; set it to this service's public origin`)
   const { checkAlertChannelSetting } = await import('@/lib/alerts/channels')
   checkAlertChannelSetting(config)
   // What server.mjs prints at start: the surfaces' addresses and what the process runs on.

@@ -135,24 +135,33 @@ export function conditionSummary(view: Pick<SavedView, 'id' | 'view'>, condition
 /**
  * What a notification says to the webhook (ALERT_WEBHOOK_URL, the channel the view's owner set the
  * alert for): the view's name, resolved from its id here rather than copied into the dataset, and
- * where it points: the saved view's page, or the domain's posture changes.
+ * where it points: the saved view's page, or the domain's posture changes, on this service's
+ * origin (PUBLIC_BASE_URL's, whatever path it carries) with the window that fired pinned as a
+ * custom range, so the page shows what the alert saw however late it is opened.
  */
 export function presentAlert(
   base: string,
-  row: { kind: string; name: string | null; alertKey: string },
+  row: { kind: string; name: string | null; alertKey: string; at: Date; windowMinutes: number | null },
   views: ReadonlyMap<string, Pick<SavedView, 'id' | 'name' | 'page' | 'view'>>,
 ): { name: string; link: string | null } {
-  const root = base.replace(/\/$/, '')
+  const origin = new URL(base).origin
+  const pinned = (params: URLSearchParams, fromMs: number, toMs: number) => {
+    params.delete('range')
+    params.set('from', new Date(fromMs).toISOString())
+    params.set('to', new Date(toMs).toISOString())
+    return params
+  }
+  const at = row.at.getTime()
   if (row.kind === 'posture') {
     const domain = row.name ?? ''
-    return {
-      name: domain,
-      link: `${root}/query?${new URLSearchParams({ dataset: 'domain_checks', range: '7d', filter: `domain = '${domain.replaceAll("'", "''")}' AND changed = true` })}`,
-    }
+    // The week of checks up to the change, as the domain's history reads best.
+    const params = new URLSearchParams({ dataset: 'domain_checks', filter: `domain = '${domain.replaceAll("'", "''")}' AND changed = true` })
+    return { name: domain, link: `${origin}/query?${pinned(params, at - 7 * 86_400_000, at + 60_000)}` }
   }
   const view = views.get(row.alertKey)
   if (!view) return { name: `Saved view ${row.alertKey.replace(/^view:/, '')}`, link: null }
-  return { name: view.name, link: `${root}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${view.view}` }
+  const params = pinned(new URLSearchParams(view.view), at - (row.windowMinutes ?? 60) * 60_000, at)
+  return { name: view.name, link: `${origin}/query${view.page === 'dashboard' ? '/dashboard' : ''}?${params}` }
 }
 
 type AlertRow = typeof alerts.$inferInsert
@@ -275,7 +284,17 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
     const delivered: DeliveryResult = await deliverPending(
       db,
       (r) =>
-        presentAlert(config.PUBLIC_BASE_URL, { kind: String(r.kind), name: r.name === null ? null : String(r.name), alertKey: String(r.alert_key) }, byKey),
+        presentAlert(
+          config.PUBLIC_BASE_URL,
+          {
+            kind: String(r.kind),
+            name: r.name === null ? null : String(r.name),
+            alertKey: String(r.alert_key),
+            at: parseTimestamp(r.at),
+            windowMinutes: r.window_minutes === null ? null : Number(r.window_minutes),
+          },
+          byKey,
+        ),
       deps.delivery,
     )
     Object.assign(counts, { delivered: delivered.delivered, failed: delivered.failed, pending: delivered.pending, attempts: delivered.attempts })

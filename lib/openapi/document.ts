@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi'
 import pkg from '@/package.json'
-import { config, type Config } from '@/lib/config'
+import { config, publicBaseUrlConfigured, type Config } from '@/lib/config'
 import { ERROR_FORMATS } from '@/lib/http/errors'
 import { ERROR_STATUS, type ErrorCode } from '@/lib/errors'
 import { INTERNAL_KEY_HEADER } from '@/lib/http/headers'
@@ -141,14 +141,6 @@ export function buildOpenApiDocument(ops: readonly Operation[] = operations, c: 
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined
 export const getOpenApiDocument = () => (cached ??= buildOpenApiDocument())
-
-/** PUBLIC_BASE_URL's default: a placeholder, not where any deployment is reached. */
-const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000'
-
-/** True when PUBLIC_BASE_URL names the deployment's origin (set, and not the placeholder default). */
-export function publicBaseUrlConfigured(c: Config = config): boolean {
-  return new URL(c.PUBLIC_BASE_URL).origin !== new URL(DEFAULT_PUBLIC_BASE_URL).origin
-}
 
 /**
  * The document as served at `origin` (the origin the request was made to). With PUBLIC_BASE_URL

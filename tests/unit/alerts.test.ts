@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Condition, describeCondition, isMet } from '@/lib/saved-views/condition'
-import { decide, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
+import { decide, presentAlert, recordPostureChanges, runAlerts } from '@/lib/alerts/job'
+import { parseViewState, resolveViewRange } from '@/lib/view/view-state'
 import { deliverPending } from '@/lib/alerts/deliver'
 import { write as writeAlerts } from '@/lib/datasets/alerts/store'
 import type { Database } from '@/lib/db/client'
@@ -100,6 +101,39 @@ describe('alert conditions (pure)', () => {
     expect(decide(true, heldBack, at(30), opts)).toEqual({ event: 'fired', delivery: 'pending' })
     expect(decide(false, heldBack, at(20), opts)).toEqual({ event: 'resolved', delivery: 'suppressed' })
     expect(decide(true, none, at(0), { ...opts, webhook: false })).toEqual({ event: 'fired', delivery: 'disabled' })
+  })
+})
+
+describe('notification links', () => {
+  const views = new Map([['view:v1', { id: 'v1', name: 'API errors', page: 'rows' as const, view: 'dataset=requests&range=1h&filter=status+%3E%3D+500' }]])
+  const at = new Date('2026-11-20T10:00:00.000Z')
+
+  it('point at the query page on PUBLIC_BASE_URL’s origin, with the window that fired pinned', () => {
+    const { name, link } = presentAlert('https://api.example.com/api', { kind: 'condition', name: null, alertKey: 'view:v1', at, windowMinutes: 15 }, views)
+    expect(name).toBe('API errors')
+    const url = new URL(link!)
+    expect(url.origin + url.pathname).toBe('https://api.example.com/query')
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      dataset: 'requests',
+      filter: 'status >= 500',
+      from: '2026-11-20T09:45:00.000Z',
+      to: '2026-11-20T10:00:00.000Z',
+    })
+    // The page reads the pinned window as the custom range it is.
+    const { state, notices } = parseViewState(Object.fromEntries(url.searchParams))
+    expect(notices).toEqual([])
+    expect(resolveViewRange(state)).toEqual({ dateFrom: '2026-11-20T09:45:00.000Z', dateTo: '2026-11-20T10:00:00.000Z' })
+  })
+
+  it('pin a posture change’s week of checks', () => {
+    const { link } = presentAlert('http://localhost:3000', { kind: 'posture', name: "o'brien.example", alertKey: 'posture:x', at, windowMinutes: null }, views)
+    const url = new URL(link!)
+    expect(url.searchParams.get('filter')).toBe("domain = 'o''brien.example' AND changed = true")
+    expect([url.searchParams.get('from'), url.searchParams.get('to'), url.searchParams.has('range')]).toEqual([
+      '2026-11-13T10:00:00.000Z',
+      '2026-11-20T10:01:00.000Z',
+      false,
+    ])
   })
 })
 

@@ -1,4 +1,5 @@
-import { openApiDocumentFor, publicBaseUrlConfigured } from '@/lib/openapi/document'
+import { publicBaseUrlConfigured } from '@/lib/config'
+import { openApiDocumentFor } from '@/lib/openapi/document'
 import { requestOrigin } from '@/lib/http/request-origin'
 
 export const dynamic = 'force-dynamic'
