@@ -3,8 +3,13 @@
 // run only on the installed one hides that. Each line comes from the npm registry as the `node`
 // package (it ships the binary), installed once into .cache/node/<major>/ (git-ignored) and reused.
 //
-//   node scripts/node-lines.mjs                     the unit project on 22, 24 and 26
-//   node scripts/node-lines.mjs 26 tests/unit/x.ts  one line, one file (other arguments go to vitest)
+//   node scripts/node-lines.mjs                     the unit project on 22, 24 and 26, the integration
+//                                                   project (after a build) on NODE_LINES_INTEGRATION
+//   node scripts/node-lines.mjs 26 tests/unit/x.ts  one line, unit files (other arguments go to vitest)
+//
+// NODE_LINES_INTEGRATION (default 26, the Active LTS line): the lines, comma-separated, that also run
+// the integration project against the build served by that line; `22,24,26` for all of them. Each
+// line's integration run takes about ten minutes, which the default keeps inside CI's time budget.
 //
 // Counts go to .test-results/node-lines.json as { passed, failed } (scripts/test.mjs reads them);
 // a line that cannot be installed counts as one failure.
@@ -13,6 +18,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path'
 
 const LINES = ['22', '24', '26']
+const INTEGRATION_LINES = (process.env.NODE_LINES_INTEGRATION ?? '26')
+  .split(',')
+  .map((l) => l.trim())
+  .filter(Boolean)
 const OUT = '.test-results'
 
 const args = process.argv.slice(2)
@@ -69,23 +78,27 @@ for (const major of lines.length ? lines : LINES) {
     continue
   }
   const installS = (Date.now() - t0) / 1000
-  const report = `${OUT}/node-lines-${major}.json`
-  rmSync(report, { force: true })
-  console.log(`\n--- node ${line.version}: vitest run --project unit ${vitestArgs.join(' ')}`)
-  const t1 = Date.now()
-  // That line's binary first on PATH too, so tests that start `node` get the same line.
-  const r = spawnSync(
-    line.bin,
-    ['node_modules/vitest/vitest.mjs', 'run', '--project', 'unit', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
-    { stdio: 'inherit', env: { ...process.env, PATH: `${path.dirname(line.bin)}${path.delimiter}${process.env.PATH ?? ''}` } },
-  )
-  const counts = vitestCounts(report, r.status === 0)
-  passed += counts.passed
-  failed += counts.failed
-  const runS = (Date.now() - t1) / 1000
-  summary.push(
-    `${r.status === 0 ? 'ok  ' : 'FAIL'} node ${line.version} (${runS.toFixed(1)} s${installS >= 1 ? `, install ${installS.toFixed(1)} s` : ''}): ${counts.passed} passed, ${counts.failed} failed`,
-  )
+  // Chosen files run as unit files; a full run adds the integration project on the chosen lines.
+  const projects = vitestArgs.length || !INTEGRATION_LINES.includes(major) ? ['unit'] : ['unit', 'integration']
+  for (const project of projects) {
+    const report = `${OUT}/node-lines-${major}-${project}.json`
+    rmSync(report, { force: true })
+    console.log(`\n--- node ${line.version}: vitest run --project ${project} ${vitestArgs.join(' ')}`)
+    const t1 = Date.now()
+    // That line's binary first on PATH too, so tests that start `node` (the built server) get the same line.
+    const r = spawnSync(
+      line.bin,
+      ['node_modules/vitest/vitest.mjs', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
+      { stdio: 'inherit', env: { ...process.env, PATH: `${path.dirname(line.bin)}${path.delimiter}${process.env.PATH ?? ''}` } },
+    )
+    const counts = vitestCounts(report, r.status === 0)
+    passed += counts.passed
+    failed += counts.failed
+    const runS = (Date.now() - t1) / 1000
+    summary.push(
+      `${r.status === 0 ? 'ok  ' : 'FAIL'} node ${line.version} ${project} (${runS.toFixed(1)} s${installS >= 1 ? `, install ${installS.toFixed(1)} s` : ''}): ${counts.passed} passed, ${counts.failed} failed`,
+    )
+  }
 }
 writeFileSync(`${OUT}/node-lines.json`, JSON.stringify({ passed, failed }))
 console.log(`\n${summary.join('\n')}`)

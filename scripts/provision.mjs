@@ -219,16 +219,17 @@ export function formatProblems(problems) {
 
 /**
  * Which services the selected stages need (scripts/test.mjs stage names; all when none is selected).
- * `unit` and `node-lines` need none: the unit project runs its database suites on PGlite. (The Node
- * lines node-lines runs come from the npm registry, which `npm install` already needs.)
+ * `unit` needs none: the unit project runs its database suites on PGlite. `node-lines` runs the
+ * integration project too, on some lines. (The Node lines come from the npm registry, which
+ * `npm install` already needs.)
  */
 export function needsOf(stageNames) {
   const all = stageNames.length === 0
   const has = (...names) => all || names.some((n) => stageNames.includes(n))
   return {
     chromium: has('e2e'),
-    postgres: has('unit-postgres', 'unit-neon', 'integration', 'integration-postgres', 'fault'),
-    redis: has('integration', 'fault'),
+    postgres: has('unit-postgres', 'unit-neon', 'integration', 'integration-postgres', 'fault', 'node-lines'),
+    redis: has('integration', 'fault', 'node-lines'),
   }
 }
 

@@ -64,9 +64,6 @@ const stages = [
   { name: 'typecheck', cmd: [bin('tsc'), '--noEmit'] },
   { name: 'build', cmd: ['node', 'node_modules/next/dist/bin/next', 'build'] },
   vitest('unit', 'unit'),
-  // The unit project again on Node 22, 24 and 26 (scripts/node-lines.mjs: each line from the npm
-  // registry, cached in .cache/node/), whichever Node runs this script.
-  { name: 'node-lines', cmd: ['node', 'scripts/node-lines.mjs'], counts: () => jsonCounts(`${OUT}/node-lines.json`) },
   // The database-backed unit tests run on PGlite in the stage above and again here on a real
   // Postgres (emptied first: give it a database of its own; each suite adds a suffix to its name).
   vitest('unit', 'unit-postgres', { QUERY_TEST_DATABASE_URL: testDatabaseUrl }, QUERY_DATA_SUITES),
@@ -79,6 +76,10 @@ const stages = [
     'tests/integration/query-app.test.ts',
     'tests/integration/jobs.test.ts',
   ]),
+  // The unit project again on Node 22, 24 and 26, and the integration project against the build
+  // served by 26 (scripts/node-lines.mjs: each line from the npm registry, cached in .cache/node/;
+  // NODE_LINES_INTEGRATION picks the integration lines), whichever Node runs this script.
+  { name: 'node-lines', cmd: ['node', 'scripts/node-lines.mjs'], counts: () => jsonCounts(`${OUT}/node-lines.json`) },
   // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
   // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
   // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).

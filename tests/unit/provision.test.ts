@@ -148,7 +148,7 @@ describe('planProvisioning', () => {
   it('asks only for what the selected stages need', () => {
     expect(needsOf([])).toEqual({ chromium: true, postgres: true, redis: true })
     expect(needsOf(['lint', 'typecheck', 'unit'])).toEqual({ chromium: false, postgres: false, redis: false })
-    expect(needsOf(['node-lines'])).toEqual({ chromium: false, postgres: false, redis: false })
+    expect(needsOf(['node-lines'])).toEqual({ chromium: false, postgres: true, redis: true })
     expect(needsOf(['e2e'])).toEqual({ chromium: true, postgres: false, redis: false })
     const facts: Facts = { os: { platform: 'win32', debianLike: false, apt: false, root: false } }
     expect(planProvisioning(facts)).toEqual({ steps: [], problems: [] })
