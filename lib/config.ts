@@ -61,6 +61,15 @@ const EnvSchema = z.object({
   /** How long a SIGTERM/SIGINT lets in-flight requests finish before they are cut (under a platform's usual 30 s). */
   SHUTDOWN_GRACE_MS: int(25_000, 0, 600_000),
 
+  // OpenTelemetry (lib/telemetry): on when an OTLP endpoint is set. These decide whether the SDK is
+  // loaded at all and which trace exporter it gets; the SDK reads every other OTEL_* variable itself
+  // (service name, resource attributes, sampler, headers, batch and metric intervals).
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyAsUndefined, z.enum(['http/protobuf', 'http/json', 'grpc']).default('http/protobuf')),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, z.enum(['http/protobuf', 'http/json', 'grpc']).optional()),
+  OTEL_SDK_DISABLED: bool(false),
+
   // Identity of the service (OpenAPI servers, contact, support objects)
   PUBLIC_BASE_URL: url('http://localhost:3000'),
   DEV_BASE_URL: optionalUrl,
@@ -248,6 +257,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export const configKeys = Object.keys(EnvSchema.shape) as (keyof Config)[]
 
 export const config: Config = loadConfig(process.env)
+
+/** Whether OpenTelemetry is on: an OTLP endpoint is set and the SDK is not disabled. */
+export function telemetryEnabled(c: Config = config): boolean {
+  return !c.OTEL_SDK_DISABLED && !!(c.OTEL_EXPORTER_OTLP_ENDPOINT || c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+}
 
 /** Which rate-limit store the configuration selects. */
 export function rateLimitStoreKind(c: Config = config): 'upstash' | 'redis' | 'memory' {

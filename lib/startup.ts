@@ -87,6 +87,18 @@ async function startServices() {
   // The request log first: its journal needs no database, so requests answered while the database
   // opens (or is down) are recorded too.
   startRequestLog()
+  const { telemetryOn, observeGauge } = await import('@/lib/telemetry/telemetry')
+  if (telemetryOn) {
+    const { requestLogWriter } = await import('@/lib/request-log/writer')
+    observeGauge('utility_api.request_log.lag', 's', 'Age of the oldest request-log entry not yet stored in the database', () => {
+      const status = requestLogWriter()?.status()
+      return status && status.shipper.lagMs / 1000
+    })
+    // On SIGTERM/SIGINT, after the in-flight requests: their spans and the last metrics are exported.
+    const stopTelemetry = processSlot<() => Promise<void>>('telemetry-shutdown').get()
+    const { onShutdown } = await import('@/lib/shutdown')
+    if (stopTelemetry) onShutdown(stopTelemetry)
+  }
   try {
     const database = await getReadyDatabase()
     log.info('database ready', { driver: database.driver, target: describeTarget(config) })

@@ -1,5 +1,4 @@
 import 'server-only'
-import { randomUUID } from 'node:crypto'
 import { NextResponse, type NextRequest } from 'next/server'
 import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
@@ -13,6 +12,8 @@ import { isInternalOperation, operationsAt } from '@/lib/operations'
 import { CRON_PATH_PREFIX } from '@/lib/jobs/names'
 import { cronAuthProblem } from '@/lib/jobs/cron-secret'
 import { forwardedHeaders } from '@/lib/gate/edges'
+import { requestIdFrom } from '@/lib/http/request-id'
+import { countRateLimitDenial } from '@/lib/telemetry/telemetry'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
@@ -26,13 +27,7 @@ import { forwardedHeaders } from '@/lib/gate/edges'
 /** The liveness and readiness probes (`?probe=live`, readiness otherwise). */
 const PROBE_PATH = '/api/health'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id'
-
-export function requestIdFrom(headers: Headers): string {
-  const given = headers.get(REQUEST_ID_HEADER)
-  return given && UUID.test(given) ? given.toLowerCase() : randomUUID()
-}
 
 /** IETF draft-ietf-httpapi-ratelimit-headers fields for one result. */
 export function rateLimitHeaders(r: LimitResult, policy: LimitPolicy = 'default'): Record<string, string> {
@@ -110,10 +105,13 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   const bucket = addressBucket(clientIp)
   const reject = (status: number, body: unknown, extra: Record<string, string> = {}) => {
     recordAnswer(req, { requestId, route: path, status, clientIp, startedAt: started, rateLimited: status === 429 })
+    if (status === 429) countRateLimitDenial(deniedBy)
     return NextResponse.json(body, { status, headers: { ...cors, [REQUEST_ID_HEADER]: requestId, ...extra, 'cache-control': 'no-store' } })
   }
 
   const cron = path.startsWith(CRON_PATH_PREFIX)
+  // The policy whose quota a 429 is for (the telemetry's denial counter).
+  let deniedBy: LimitPolicy = 'default'
   let policy: LimitPolicy | null = path === PROBE_PATH && (req.method === 'GET' || req.method === 'HEAD') ? 'probe' : 'default'
   if (cron) {
     // An address that guessed too often is refused before its secret is looked at: otherwise the
@@ -122,6 +120,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
     const blocked = await failures.check(bucket)
     if (!blocked.success) {
       const retryAfter = retryAfterOf(blocked)
+      deniedBy = 'auth-failure'
       return reject(429, errorBody('errorString', 'rate_limited', authFailureMessage(blocked.limit, config.RATE_LIMIT_WINDOW_S, retryAfter), requestId), {
         ...rateLimitHeaders(blocked, 'auth-failure'),
         'Retry-After': retryAfter,
@@ -137,6 +136,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   if (limit && !limit.success) {
     const retryAfter = retryAfterOf(limit)
     const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
+    if (policy) deniedBy = policy
     return reject(429, errorBody(cron ? 'errorString' : 'envelope', 'rate_limited', message, requestId), { ...headers, 'Retry-After': retryAfter })
   }
   // A path of the API that exists, asked with a method it does not answer: 405 with Allow, in the
