@@ -64,7 +64,7 @@ globalThis[processSlotKey('local-operator')] = localOperator
 const STARTUP_SUMMARY = processSlotKey('startup-summary')
 // Registered by the application at start-up (lib/gate/body-limit.ts): the byte limit of a request's body.
 const BODY_LIMIT = processSlotKey('body-limit')
-// Registered by the application when OpenTelemetry is on (instrumentation.ts): runs a request in its server span.
+// Registered by the application when OpenTelemetry is on (lib/startup.ts): runs a request in its server span.
 const TELEMETRY_SERVE = processSlotKey('telemetry-serve')
 
 // Next builds its internal request URLs from `hostname` and spells every loopback address as

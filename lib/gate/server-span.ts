@@ -6,7 +6,7 @@ import { requestIdOf } from '@/lib/http/request-id'
 import { recordDuration, REQUEST_ID_ATTRIBUTE, runInRequest, tracer, type RequestTelemetry } from '@/lib/telemetry/telemetry'
 
 // The server span of each request and its duration metric, opened by server.mjs around Next's
-// request handler (instrumentation.ts registers this function in a process slot when telemetry is on). Everything the
+// request handler (lib/startup.ts registers this function in a process slot when telemetry is on). Everything the
 // request runs — the proxy, Next's own spans, the handlers' client, database and MCP spans — is a
 // child of it. The route template comes from the handler's envelope (noteRoute) or, for a page,
 // from Next's own span; the request id is decided here, before the proxy, so that every span of the

@@ -1,10 +1,9 @@
 import 'server-only'
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base'
+import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { config } from '@/lib/config'
 import { currentRequest, REQUEST_ID_ATTRIBUTE, type RequestTelemetry } from '@/lib/telemetry/telemetry'
 
-// The OpenTelemetry SDK, loaded by instrumentation.ts only when telemetry is on (an OTLP endpoint
+// The OpenTelemetry SDK, loaded at start-up (lib/startup.ts) only when telemetry is on (an OTLP endpoint
 // is set): NodeSDK with the standard OTEL_* variables (service name, resource attributes, sampler,
 // propagators, headers, batch delay, metric exporter and interval), which it reads itself. The
 // configuration (lib/config.ts) only decides whether this module is loaded and which OTLP protocol
