@@ -3,7 +3,7 @@
 // imports only from its own layer or those below it:
 //
 //   vocabulary      errors, log, process slots, config, support contacts, lib/http (headers, error
-//                   bodies, the operation and route envelope)
+//                   bodies, the operation and route envelope), lib/telemetry (OpenTelemetry)
 //   infrastructure  lib/db (a leaf), lib/redis.ts, lib/upstream, lib/dns, lib/ratelimit, timeout,
 //                   circuit breaker, shutdown, drizzle/
 //   domains         the ten API domains (lib/<domain>/; health is a surface), lib/datasets, lib/view (browser-safe)
@@ -17,7 +17,7 @@
 // scripts/ never import tests/.
 
 const LAYERS = {
-  vocabulary: ['lib/(errors|log|process-slot|config|support)\\.ts$', 'lib/http/'],
+  vocabulary: ['lib/(errors|log|process-slot|config|support)\\.ts$', 'lib/http/', 'lib/telemetry/'],
   infrastructure: ['lib/(db|upstream|dns|ratelimit)/', 'lib/(redis|timeout|circuit-breaker|shutdown)\\.ts$', 'drizzle/'],
   domains: ['lib/(blog|bookings|deviceos|directory|domains|generate|ipcheck|office|pds|policies|datasets|view)/'],
   surfaces: ['lib/operations\\.ts$', 'lib/(openapi|mcp|query|saved-views|ingest|access|request-log|health|jobs|alerts)/'],
@@ -37,7 +37,7 @@ const layerRules = NAMES.slice(0, -1).map((name, i) => ({
 const ALL = pattern(NAMES)
 // Server-only modules a browser bundle must never reach.
 const SERVER =
-  '^(lib/saved-views/(views|tables)|lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
+  '^(lib/saved-views/(views|tables)|lib/(db|query|ingest|request-log|jobs|health|mcp|access|upstream|dns|datasets/storage)/|lib/(config|log|redis|startup|shutdown)\\.ts$|lib/telemetry/|drizzle/|node_modules/(pg|@electric-sql|drizzle-orm|server-only)/)'
 
 module.exports = {
   forbidden: [
@@ -55,7 +55,7 @@ module.exports = {
       severity: 'error',
       comment: 'The database handle knows drivers and migrations, not datasets: features register what they need (onDatabaseReady).',
       from: { path: '^lib/db/' },
-      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(db/|config\\.ts|log\\.ts|process-slot\\.ts|errors\\.ts)' },
+      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(db/|telemetry/|config\\.ts|log\\.ts|process-slot\\.ts|errors\\.ts)' },
     },
     {
       name: 'vocabulary-core-imports-no-app-code',

@@ -20,7 +20,22 @@ const nextConfig: NextConfig = {
   // Packages with WASM or native pieces are loaded from node_modules at run time, not bundled.
   // Migrations are read from ./drizzle at start-up; serverless bundles must carry them.
   outputFileTracingIncludes: { '/**': ['./drizzle/*.sql', './drizzle/meta/*.json'] },
-  serverExternalPackages: ['libpg-query', 'pgsql-deparser', '@electric-sql/pglite', 'pg', 'ioredis', 'sanitize-html'],
+  // The OpenTelemetry SDK (loaded only when telemetry is on) likewise, with its gRPC and protobuf
+  // pieces; the API package too, so that server.mjs and every bundle share one copy.
+  serverExternalPackages: [
+    'libpg-query',
+    'pgsql-deparser',
+    '@electric-sql/pglite',
+    'pg',
+    'ioredis',
+    'sanitize-html',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-node',
+    '@opentelemetry/sdk-trace-base',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/exporter-trace-otlp-proto',
+    '@opentelemetry/exporter-trace-otlp-grpc',
+  ],
 }
 
 export default nextConfig

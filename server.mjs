@@ -64,6 +64,8 @@ globalThis[processSlotKey('local-operator')] = localOperator
 const STARTUP_SUMMARY = processSlotKey('startup-summary')
 // Registered by the application at start-up (lib/gate/body-limit.ts): the byte limit of a request's body.
 const BODY_LIMIT = processSlotKey('body-limit')
+// Registered by the application when OpenTelemetry is on (lib/startup.ts): runs a request in its server span.
+const TELEMETRY_SERVE = processSlotKey('telemetry-serve')
 
 // Next builds its internal request URLs from `hostname` and spells every loopback address as
 // localhost; a different spelling (127.0.0.1) turns proxy.ts rewrites into HTTP round trips to
@@ -83,7 +85,9 @@ const server = http.createServer((req, res) => {
   req.headers[RELAYED_HEADER] = RELAY_HEADERS.some((h) => h in req.headers) ? '1' : '0'
   const limit = globalThis[BODY_LIMIT]?.(req.method, req.url, req.headers)
   if (limit !== undefined) capRequestBody(req, limit)
-  handle(req, res)
+  const serveTraced = globalThis[TELEMETRY_SERVE]
+  if (serveTraced) serveTraced(req, res, () => handle(req, res))
+  else handle(req, res)
 })
 server.keepAliveTimeout = 65_000
 server.on('clientError', answerClientError)

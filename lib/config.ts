@@ -73,6 +73,15 @@ const EnvSchema = z.object({
   HOST: optionalString,
   PORT: int(3000, 0, 65_535),
 
+  // OpenTelemetry (lib/telemetry): on when an OTLP endpoint is set. These decide whether the SDK is
+  // loaded at all and which trace exporter it gets; the SDK reads every other OTEL_* variable itself
+  // (service name, resource attributes, sampler, headers, batch and metric intervals).
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyAsUndefined, z.enum(['http/protobuf', 'http/json', 'grpc']).default('http/protobuf')),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, z.enum(['http/protobuf', 'http/json', 'grpc']).optional()),
+  OTEL_SDK_DISABLED: bool(false),
+
   // Identity of the service (OpenAPI servers, contact, support objects)
   PUBLIC_BASE_URL: url(DEFAULT_PUBLIC_BASE_URL),
   DEV_BASE_URL: optionalUrl,
@@ -274,6 +283,11 @@ const LOOPBACK_HOST = /^(localhost|127\.[0-9.]+|::1|\[::1\])$/
 /** The readiness delay of a SIGTERM: as configured, else none on a loopback HOST (the default) and 5 s on any other. */
 export function readinessDelayMs(c: Pick<Config, 'SHUTDOWN_READINESS_DELAY_MS' | 'HOST'> = config): number {
   return c.SHUTDOWN_READINESS_DELAY_MS ?? (LOOPBACK_HOST.test(c.HOST ?? '127.0.0.1') ? 0 : 5000)
+}
+
+/** Whether OpenTelemetry is on: an OTLP endpoint is set and the SDK is not disabled. */
+export function telemetryEnabled(c: Config = config): boolean {
+  return !c.OTEL_SDK_DISABLED && !!(c.OTEL_EXPORTER_OTLP_ENDPOINT || c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
 }
 
 /** Which rate-limit store the configuration selects. */

@@ -11,6 +11,19 @@ async function startServices() {
   const { config, publicBaseUrlConfigured, rateLimitStoreKind, readinessDelayMs } = await import('@/lib/config')
   const { log } = await import('@/lib/log')
   const { getLimiter } = await import('@/lib/ratelimit/limiter')
+  // OpenTelemetry before anything else, so that the first request is traced; without an OTLP
+  // endpoint the SDK is never loaded.
+  const { telemetryOn, observeGauge } = await import('@/lib/telemetry/telemetry')
+  const { onShutdown, setShutdownSettings } = await import('@/lib/shutdown')
+  const { processSlot } = await import('@/lib/process-slot')
+  if (telemetryOn) {
+    const { startTelemetry } = await import('@/lib/telemetry/sdk')
+    // On SIGTERM/SIGINT, after the in-flight requests: their spans and the last metrics are exported.
+    onShutdown(await startTelemetry())
+    // server.mjs runs each request in its server span through this.
+    const { serveTraced } = await import('@/lib/gate/server-span')
+    processSlot('telemetry-serve').set(serveTraced)
+  }
   log.info('configuration loaded', {
     rateLimitStore: rateLimitStoreKind(config),
     internalKeys: config.INTERNAL_API_KEYS.length,
@@ -50,7 +63,6 @@ async function startServices() {
     ] as const
   ).flatMap(([name, set]) => (set ? [name] : []))
   const store = rateLimitStoreKind(config)
-  const { processSlot } = await import('@/lib/process-slot')
   processSlot<() => unknown>('startup-summary').set(() => ({
     database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
     rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
@@ -62,7 +74,6 @@ async function startServices() {
   const { addBodyLimitRule, registerBodyLimit } = await import('@/lib/gate/body-limit')
   const { ingestBodyLimit } = await import('@/lib/ingest/secret')
   addBodyLimitRule(ingestBodyLimit)
-  const { setShutdownSettings } = await import('@/lib/shutdown')
   registerBodyLimit()
   setShutdownSettings({ graceMs: config.SHUTDOWN_GRACE_MS, readinessDelayMs: readinessDelayMs() })
 
@@ -89,10 +100,15 @@ async function startServices() {
       ms: Math.round(performance.now() - t0),
     })
   })
-  const { startRequestLog } = await import('@/lib/request-log/writer')
+  const { requestLogWriter, startRequestLog } = await import('@/lib/request-log/writer')
   // The request log first: its journal needs no database, so requests answered while the database
   // opens (or is down) are recorded too.
   startRequestLog()
+  // Its lag as a metric (nothing happens with telemetry off).
+  observeGauge('utility_api.request_log.lag', 's', 'Age of the oldest request-log entry not yet stored in the database', () => {
+    const status = requestLogWriter()?.status()
+    return status && status.shipper.lagMs / 1000
+  })
   try {
     const database = await getReadyDatabase()
     log.info('database ready', { driver: database.driver, target: describeTarget(config) })

@@ -20,6 +20,7 @@ import { ensurePrivateDirectory, tightenContents } from '@/lib/db/private-direct
 import { log } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 import { rowsOf, type ResultRow } from '@/lib/db/rows'
+import { measured, SpanKind, telemetryOn } from '@/lib/telemetry/telemetry'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
 // (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
@@ -120,11 +121,43 @@ interface GuardedClient {
 interface GuardedPool {
   on(event: 'error', listener: (error: Error) => void): unknown
   on(event: 'connect', listener: (client: GuardedClient) => void): unknown
+  query: (...args: unknown[]) => unknown
 }
 
 const statementText = (q: unknown) => (typeof q === 'string' ? q : typeof q === 'object' && q !== null && 'text' in q ? String(q.text) : '')
 const isRollback = (q: unknown) => /^\s*rollback\s*;?\s*$/i.test(statementText(q))
 const isBegin = (q: unknown) => /^\s*(begin|start\s+transaction)\b/i.test(statementText(q))
+
+const DB_METRIC_KEYS = ['db.system.name', 'db.operation.name', 'error.type'] as const
+
+/** A statement in a database client span named by its first keyword (SELECT, INSERT, BEGIN…): never its text or parameters. */
+function tracedStatement<T>(text: string, run: () => Promise<T>): Promise<T> {
+  if (!telemetryOn) return run()
+  const operation = /^\s*([a-z]+)/i.exec(text)?.[1]?.toUpperCase() ?? 'unknown'
+  return measured(
+    {
+      name: operation,
+      kind: SpanKind.CLIENT,
+      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation },
+      metric: { name: 'db.client.operation.duration', description: 'Duration of database statements', keys: DB_METRIC_KEYS },
+    },
+    run,
+  )
+}
+
+/**
+ * pg's promise-style query calls in spans: the pool's own (the caller's context, the wait for a
+ * connection included) and those on a checked-out client. The pool runs its statement on the client
+ * with a callback, which is left out so that no statement counts twice; so are streams (COPY).
+ */
+function traceable(args: unknown[]): boolean {
+  const first = args[0] as { submit?: unknown } | undefined
+  return telemetryOn && typeof args[args.length - 1] !== 'function' && typeof first?.submit !== 'function'
+}
+function traceQueries(target: { query: (...args: unknown[]) => unknown }) {
+  const query = target.query.bind(target)
+  target.query = (...args: unknown[]) => (traceable(args) ? tracedStatement(statementText(args[0]), () => query(...args) as Promise<unknown>) : query(...args))
+}
 
 /**
  * Every client of `pool` gets an 'error' listener for its whole life: a checked-out client has
@@ -136,6 +169,7 @@ const isBegin = (q: unknown) => /^\s*(begin|start\s+transaction)\b/i.test(statem
  * the broken client on release.
  */
 function guardClients(pool: GuardedPool, name: string) {
+  if (telemetryOn) traceQueries(pool)
   pool.on('error', () => {}) // an idle client's error: logged by its own listener below
   pool.on('connect', (client) => {
     let broken = false
@@ -162,6 +196,7 @@ function guardClients(pool: GuardedPool, name: string) {
         throw error
       })
     }
+    if (telemetryOn) traceQueries(client)
   })
 }
 
@@ -261,13 +296,24 @@ export const PGLITE_SETTINGS = { shared_buffers: '8MB', work_mem: '4MB', mainten
  */
 async function openPglite(dir: string): Promise<PGlite> {
   const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
-  if (dir.startsWith('memory://')) return PGlite.create(dir, { startParams })
-  // 0700, and refused when others can write it (lib/db/private-directory.ts).
-  ensurePrivateDirectory(dir)
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
-  const client = await PGlite.create(dir, { startParams })
-  // The files of a new database come out 0666 (PGlite's bundle); the ones Postgres creates later are 0600.
-  tightenContents(dir)
+  let client: PGlite
+  if (dir.startsWith('memory://')) client = await PGlite.create(dir, { startParams })
+  else {
+    // 0700, and refused when others can write it (lib/db/private-directory.ts).
+    ensurePrivateDirectory(dir)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialisePgliteDirectory(dir)
+    client = await PGlite.create(dir, { startParams })
+    // The files of a new database come out 0666 (PGlite's bundle); the ones Postgres creates later are 0600.
+    tightenContents(dir)
+  }
+  if (telemetryOn) {
+    // drizzle's statements outside transactions, and exec(); a transaction's own go through `tx` (readOnly below).
+    const query = client.query.bind(client)
+    const exec = client.exec.bind(client)
+    client.query = ((text: string, ...rest: Parameters<PGlite['query']> extends [string, ...infer R] ? R : never) =>
+      tracedStatement(text, () => query(text, ...rest))) as PGlite['query']
+    client.exec = (text, options) => tracedStatement(text, () => exec(text, options))
+  }
   return client
 }
 
@@ -312,7 +358,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
           return fn({
             execute: async (query) => {
               const q = dialect.sqlToQuery(query)
-              return (await tx.query<ResultRow>(q.sql, q.params)).rows
+              return (await tracedStatement(q.sql, () => tx.query<ResultRow>(q.sql, q.params))).rows
             },
           })
         })

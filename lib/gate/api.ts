@@ -1,5 +1,4 @@
 import 'server-only'
-import { randomUUID } from 'node:crypto'
 import { NextResponse, type NextRequest } from 'next/server'
 import { config } from '@/lib/config'
 import { errorBody } from '@/lib/http/errors'
@@ -16,6 +15,8 @@ import { CRON_PATH_PREFIX } from '@/lib/jobs/names'
 import { cronAuthProblem } from '@/lib/jobs/cron-secret'
 import { forwardedHeaders } from '@/lib/gate/edges'
 import { mcpBodyCost, rateLimitedAnswer } from '@/lib/mcp/cost'
+import { requestIdFrom } from '@/lib/http/request-id'
+import { countRateLimitDenial } from '@/lib/telemetry/telemetry'
 
 // The request gate for /api/*: request id, client IP, rate limit, internal-key check, CORS and the
 // rate-limit headers. Route handlers run only for requests that pass.
@@ -29,15 +30,9 @@ import { mcpBodyCost, rateLimitedAnswer } from '@/lib/mcp/cost'
 /** The liveness and readiness probes (`?probe=live`, readiness otherwise). */
 const PROBE_PATH = '/api/health'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 // ETag and If-None-Match: browser clients revalidate the MCP server card and the AI Catalog.
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, ETag'
 const MCP_PATH = '/api/mcp'
-
-export function requestIdFrom(headers: Headers): string {
-  const given = headers.get(REQUEST_ID_HEADER)
-  return given && UUID.test(given) ? given.toLowerCase() : randomUUID()
-}
 
 /** IETF draft-ietf-httpapi-ratelimit-headers fields for one result. */
 export function rateLimitHeaders(r: LimitResult, policy: LimitPolicy = 'default'): Record<string, string> {
@@ -128,10 +123,13 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   const bucket = addressBucket(clientIp)
   const reject = (status: number, body: unknown, extra: Record<string, string> = {}) => {
     recordAnswer(req, { requestId, route: path, status, clientIp, startedAt: started, rateLimited: status === 429 })
+    if (status === 429) countRateLimitDenial(deniedBy)
     return NextResponse.json(body, { status, headers: { ...cors, [REQUEST_ID_HEADER]: requestId, ...extra, 'cache-control': 'no-store' } })
   }
 
   const cron = path.startsWith(CRON_PATH_PREFIX)
+  // The policy whose quota a 429 is for (the telemetry's denial counter).
+  let deniedBy: LimitPolicy = 'default'
   let policy: LimitPolicy | null = path === PROBE_PATH && (req.method === 'GET' || req.method === 'HEAD') ? 'probe' : 'default'
   if (cron) {
     // An address that guessed too often is refused before its secret is looked at: otherwise the
@@ -140,6 +138,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
     const blocked = await failures.check(bucket)
     if (!blocked.success) {
       const retryAfter = retryAfterOf(blocked)
+      deniedBy = 'auth-failure'
       return reject(429, errorBody('errorString', 'rate_limited', authFailureMessage(blocked.limit, config.RATE_LIMIT_WINDOW_S, retryAfter), requestId), {
         ...rateLimitHeaders(blocked, 'auth-failure'),
         'Retry-After': retryAfter,
@@ -159,6 +158,7 @@ export async function apiGate(req: NextRequest, requestId = requestIdFrom(req.he
   if (limit && !limit.success) {
     const retryAfter = retryAfterOf(limit)
     const message = rateLimitMessage(limit.limit, config.RATE_LIMIT_WINDOW_S, retryAfter)
+    if (policy) deniedBy = policy
     if (mcp) {
       const data = { retryAfter: Number(retryAfter), limit: limit.limit, remaining: limit.remaining, windowSeconds: config.RATE_LIMIT_WINDOW_S, cost: units }
       const counted = units > 1 ? ` This request counts as ${units} (each message, and each DNS query of a domain check).` : ''

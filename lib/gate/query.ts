@@ -11,7 +11,9 @@ import { ERROR_STATUS } from '@/lib/errors'
 import { config } from '@/lib/config'
 import { checkIngestSecret } from '@/lib/ingest/secret'
 import { authFailureMessage, getLimiter, type LimitPolicy, type LimitResult } from '@/lib/ratelimit/limiter'
-import { forwardIdentity, rateLimitHeaders, requestIdFrom, retryAfterOf } from '@/lib/gate/api'
+import { forwardIdentity, rateLimitHeaders, retryAfterOf } from '@/lib/gate/api'
+import { requestIdFrom } from '@/lib/http/request-id'
+import { countRateLimitDenial } from '@/lib/telemetry/telemetry'
 
 // The proxy's part of the query application: request id and client IP, the same-origin rule for
 // POSTs, the access policy and the rate limit, before any page or route runs. Pages and routes
@@ -97,8 +99,10 @@ export async function queryGate(req: NextRequest, { rewrite = false, requestId =
   const clientIp = clientIpFrom(req.headers)
   const bucket = addressBucket(clientIp)
   const address = `address:${bucket}`
-  const limited = (r: LimitResult, message: string, policy: LimitPolicy = 'query') =>
-    denialResponse(path, { code: 'rate_limited', reason: message }, requestId, { ...rateLimitHeaders(r, policy), 'Retry-After': retryAfterOf(r) })
+  const limited = (r: LimitResult, message: string, policy: LimitPolicy = 'query') => {
+    countRateLimitDenial(policy)
+    return denialResponse(path, { code: 'rate_limited', reason: message }, requestId, { ...rateLimitHeaders(r, policy), 'Retry-After': retryAfterOf(r) })
+  }
   let key = address
   if (path.startsWith(INGEST)) {
     // Refused before the secret is looked at once the address guessed too often, so that the

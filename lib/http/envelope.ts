@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { AppError, describeZodError } from '@/lib/errors'
 import { errorBody } from '@/lib/http/errors'
 import { log } from '@/lib/log'
+import { noteRoute } from '@/lib/telemetry/telemetry'
 
 // The one envelope under every kind of handler — REST operations (route()), the query
 // application's guarded routes (withAccess), Logpush ingest, cron and MCP: the request id (the
@@ -53,6 +54,7 @@ export interface EnvelopeOptions {
 
 export async function envelope(request: Request, opts: EnvelopeOptions, run: (ctx: EnvelopeContext) => Promise<Response>): Promise<Response> {
   const startedAt = performance.now()
+  noteRoute(opts.route)
   const ctx: EnvelopeContext = {
     requestId: request.headers.get(REQUEST_ID_HEADER) ?? randomUUID(),
     clientIp: request.headers.get(CLIENT_IP_HEADER) ?? 'unknown',

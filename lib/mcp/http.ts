@@ -24,6 +24,7 @@ import { MODERN_PROTOCOL_VERSION } from '@/lib/mcp/protocol'
 import { modernMcp } from '@/lib/mcp/modern'
 import { createMcpServer } from '@/lib/mcp/server'
 import { toolNames } from '@/lib/mcp/tools'
+import { tracedMcp } from '@/lib/mcp/telemetry'
 
 // /api/mcp over HTTP: the SDK's web-standard streamable HTTP transport, stateless (no session id)
 // with plain JSON answers, and a fresh server and transport per request. The SDK handles the
@@ -117,8 +118,13 @@ async function answer(request: Request, requestId: string, onCall: (name: string
     return jsonRpcError(406, -32000, 'Not Acceptable: this server answers with application/json; include it (or */*) in Accept.')
   const read = await readMessage(request)
   if ('refusal' in read) return read.refusal
-  if (await isModern(request, read.value)) return answerModern(request, requestId, read.value, onCall)
-  const framing = frame(read.value, request.headers.get('mcp-protocol-version'))
+  return tracedMcp(read.value, request.headers.get('mcp-protocol-version'), () => dispatch(request, requestId, read.value, onCall))
+}
+
+/** A message (or batch) read and parsed: answered by the server of its protocol era. */
+async function dispatch(request: Request, requestId: string, value: unknown, onCall: (name: string) => void): Promise<Response> {
+  if (await isModern(request, value)) return answerModern(request, requestId, value, onCall)
+  const framing = frame(value, request.headers.get('mcp-protocol-version'))
   if (framing.kind === 'answer') return Response.json(framing.body, { status: framing.status })
 
   const server = createMcpServer({ requestId })

@@ -6,6 +6,7 @@ import { config } from '@/lib/config'
 import { readCapped } from '@/lib/http/body'
 import { AppError, causeMessage } from '@/lib/errors'
 import { log } from '@/lib/log'
+import { measured, SpanKind, telemetryOn } from '@/lib/telemetry/telemetry'
 
 // The one outbound HTTP path. Every adapter calls upstreamFetch/upstreamJson, never fetch: a
 // deadline covering headers and body, bounded retries with backoff for idempotent requests on
@@ -79,6 +80,52 @@ export interface UpstreamResponse {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** The URL a span may show: no credentials, and every query value replaced (an upstream may take a key there). */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    u.username = ''
+    u.password = ''
+    for (const key of new Set(u.searchParams.keys())) u.searchParams.set(key, 'REDACTED')
+    return u.href
+  } catch {
+    return 'unparsable'
+  }
+}
+
+const CLIENT_METRIC_KEYS = ['http.request.method', 'server.address', 'server.port', 'http.response.status_code', 'error.type'] as const
+
+/** One attempt in a client span of its own (a retry is a new span, as the HTTP conventions have it). */
+function tracedAttempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number, resend: number): Promise<UpstreamResponse> {
+  if (!telemetryOn) return attempt(upstream, url, req, timeoutMs)
+  const method = (req.method ?? 'GET').toUpperCase()
+  let host: URL | undefined
+  try {
+    host = new URL(url)
+  } catch {
+    // attempt() reports the unusable URL
+  }
+  const port = host ? Number(host.port || (host.protocol === 'https:' ? 443 : 80)) : undefined
+  return measured(
+    {
+      name: method,
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': method,
+        'url.full': redactedUrl(url),
+        ...(host ? { 'server.address': host.hostname, 'server.port': port } : {}),
+        ...(resend > 0 ? { 'http.request.resend_count': resend } : {}),
+        'utility_api.upstream': upstream,
+      },
+      metric: { name: 'http.client.request.duration', description: 'Duration of upstream HTTP requests', keys: CLIENT_METRIC_KEYS },
+      outcome: (res) => ({ 'http.response.status_code': res.status }),
+      failure: (error) =>
+        error instanceof UpstreamStatus ? { 'http.response.status_code': error.upstreamStatus, 'error.type': String(error.upstreamStatus) } : {},
+    },
+    () => attempt(upstream, url, req, timeoutMs),
+  )
+}
+
 async function attempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -125,7 +172,7 @@ export async function upstreamFetch(upstream: string, url: string, req: Upstream
   for (let n = 0; ; n++) {
     const left = deadline - Date.now()
     try {
-      return await attempt(upstream, url, req, Math.max(1, left))
+      return await tracedAttempt(upstream, url, req, Math.max(1, left), n)
     } catch (error) {
       const wait = 100 * 2 ** n + Math.random() * 50
       if (n >= retries || !retryable(error) || deadline - Date.now() < wait + 50) {
