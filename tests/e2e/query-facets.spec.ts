@@ -158,6 +158,17 @@ test.describe('one column from the rollup', () => {
     await expect(page.getByTestId('group-row')).toHaveCount(1)
     await expect(page.getByTestId('group-row').locator('td').nth(1)).toHaveText(String(ROWS.length))
   })
+
+  test('a range changed in the query form and not yet run is the one Group submits', async ({ page }) => {
+    await page.goto(`${GROUP_URL}&by=action`)
+    await expect(page.getByTestId('group-count')).toBeVisible()
+    await page.getByRole('form', { name: 'Query' }).getByLabel('Range').selectOption('30d')
+    await page.getByRole('form', { name: 'Group by' }).getByLabel('Then by').selectOption('http_method')
+    await page.getByRole('button', { name: 'Group', exact: true }).click()
+    await expect(page).toHaveURL(/range=30d.*by=action&by=http_method/)
+    await expect(page.getByRole('form', { name: 'Query' }).getByLabel('Range')).toHaveValue('30d')
+    await expect(page.getByTestId('group-count')).toHaveText(String(tally(ROWS.map((r) => `${r.action} ${r.method}`)).size))
+  })
 })
 
 test.describe('keyboard only', () => {
