@@ -59,13 +59,20 @@ describe('the Group button', () => {
     ]
     const group: Array<[string, string]> = [
       ['dataset', 'http'],
-      ['range', '24h'],
+      ['range', 'custom'],
+      ['from', '2026-11-01'],
+      ['to', '2026-11-02'],
+      ['limit', '25'],
       ['by', 'route'],
       ['by', ''],
       ['gsort', '-errors'],
     ]
     const q = new URLSearchParams(groupSubmitQuery(view, group))
     expect(q.getAll('range')).toEqual(['30d'])
+    // The query form leaves from/to out for a preset; the old custom bounds must not come back.
+    expect(q.has('from') || q.has('to')).toBe(false)
+    // What only the group form carries (the rows page's rows per page) is kept.
+    expect(q.get('limit')).toBe('25')
     expect(q.get('filter')).toBe("action = 'block'")
     expect(q.getAll('by')).toEqual(['route', ''])
     expect(q.get('gsort')).toBe('-errors')
