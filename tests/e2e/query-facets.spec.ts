@@ -136,6 +136,15 @@ for (const [width, height] of [
         expect(byCount).toEqual([...byCount].sort((a, b) => b - a))
         await page.screenshot({ path: `${SHOTS}/group-${width}-${scheme}.png`, fullPage: true })
         await axe(page)
+        if (width < 1000) {
+          // The page itself does not scroll sideways: the table does, within its box, to its error columns.
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+          const wrap = page.getByTestId('group-table').locator('xpath=..')
+          await wrap.evaluate((el) => el.scrollTo({ left: el.scrollWidth }))
+          await expect(page.getByRole('columnheader', { name: 'Error rate' })).toBeInViewport()
+          await expect(rows.first().getByTestId('group-link')).toBeInViewport()
+          await page.screenshot({ path: `${SHOTS}/group-${width}-${scheme}-scrolled.png` })
+        }
 
         // Sort by error rate, highest first: the 502s lead.
         await page.getByRole('link', { name: 'Error rate: sort descending' }).click()
@@ -147,6 +156,19 @@ for (const [width, height] of [
         await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–${first[2]} of ${first[2]}`)
         await expect(page).toHaveURL(/%22http_status_code%22(\+|%20)%3D(\+|%20)502/)
       })
+
+      if (width < 1000)
+        test('a quick filter closes the query form on a phone, so the results come first', async ({ page }) => {
+          await page.goto(ROWS_URL)
+          const toggle = page.getByTestId('controls-toggle')
+          await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+          await toggle.click()
+          await expect(toggle).toHaveAttribute('aria-expanded', 'true')
+          await page.getByRole('group', { name: 'Quick filters' }).getByRole('link').first().click()
+          await expect(page).toHaveURL(/filter=/)
+          await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+          await expect(page.locator('#results')).toBeInViewport()
+        })
     })
   }
 }
