@@ -345,13 +345,10 @@ export const FacetsRequest = z
   .object({
     ...rangeFields,
     values: z.number().int().min(1).max(20).default(5).meta({ description: 'Top values per column, 1 to 20.' }),
-    exact: z
-      .boolean()
-      .default(false)
-      .meta({
-        description:
-          'Count the columns the rollup cannot answer over every matching row of the range instead of the newest ones (slower; the usual statement timeout applies).',
-      }),
+    exact: z.boolean().default(false).meta({
+      description:
+        'Count the columns the rollup cannot answer over every matching row of the range instead of the newest ones (slower; the usual statement timeout applies).',
+    }),
   })
   .strict()
   .superRefine(checkRange)
