@@ -27,12 +27,14 @@ export async function generateMetadata({ searchParams }: { searchParams: Promise
 // GET /query - rows of a dataset over a range, filtered and paged; the URL holds the state
 export default async function QueryPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await loadPageContext(searchParams)
+  // `facets=exact`: the facets the rollup cannot answer are counted over every matching row, not the newest ones.
+  const exactFacets = (await searchParams).facets === 'exact'
   return (
     <QueryPageShell page="query" {...ctx}>
       {!ctx.access.ok ? null : ctx.state.live ? (
         <Live base={ctx.base} state={ctx.state} />
       ) : (
-        <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} />
+        <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} exactFacets={exactFacets} />
       )}
     </QueryPageShell>
   )
@@ -56,7 +58,7 @@ function Live({ base, state }: { base: string; state: ViewState }) {
   )
 }
 
-async function Results({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
+async function Results({ base, state, identity, exactFacets }: { base: string; state: ViewState; identity: Identity; exactFacets: boolean }) {
   const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined, ...sortRequest(state) }
   const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
@@ -88,7 +90,7 @@ async function Results({ base, state, identity }: { base: string; state: ViewSta
         />
       ) : null}
       <CompareControls action={base || '/'} state={state} />
-      <WithFacets base={base} state={state} identity={identity}>
+      <WithFacets base={base} state={state} identity={identity} exact={exactFacets}>
         <Histogram {...charts} path={base || '/'} state={state} />
         {charts.compare ? <WhatChanged compare={charts.compare} path={base || '/'} state={state} /> : null}
         <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />

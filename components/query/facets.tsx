@@ -18,7 +18,19 @@ import styles from './query.module.css'
 // checked like a typed filter), and each column links to the group-by page. They load on their own
 // (the rows never wait for them) and say where their counts come from: the rollup (exact, whole
 // range) or the newest rows of the range (a sample, named with its size).
-export function WithFacets({ base, state, identity, children }: { base: string; state: ViewState; identity: Identity; children: ReactNode }) {
+export function WithFacets({
+  base,
+  state,
+  identity,
+  exact,
+  children,
+}: {
+  base: string
+  state: ViewState
+  identity: Identity
+  exact: boolean
+  children: ReactNode
+}) {
   return (
     <div className={styles.withFacets}>
       <div className={styles.rowsColumn}>{children}</div>
@@ -33,17 +45,17 @@ export function WithFacets({ base, state, identity, children }: { base: string; 
             </p>
           }
         >
-          <Facets base={base} state={state} identity={identity} />
+          <Facets base={base} state={state} identity={identity} exact={exact} />
         </Suspense>
       </aside>
     </div>
   )
 }
 
-async function Facets({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
+async function Facets({ base, state, identity, exact }: { base: string; state: ViewState; identity: Identity; exact: boolean }) {
   let result: FacetsResult
   try {
-    result = await queryAs(identity, () => runFacets(rangeRequest(state)))
+    result = await queryAs(identity, () => runFacets({ ...rangeRequest(state), exact }))
   } catch (error) {
     if (!(error instanceof AppError)) throw error
     return (
@@ -59,15 +71,27 @@ async function Facets({ base, state, identity }: { base: string; state: ViewStat
     return viewHref(rowsPath, state, { filter: addClause(state.filter, valueClause(def, value, op)), offset: 0 })
   }
   const sampled = result.facets.some((f) => f.source === 'sample')
+  const marked = result.facets.some((f) => f.source === 'rollup')
+  const sample = result.sample
+  const partial = sampled && sample !== null && !sample.complete
   return (
     <>
-      <p className={styles.hint} data-testid="facets-source">
-        {!sampled
+      <p className={partial ? styles.facetsSampled : styles.hint} data-testid="facets-source" data-sampled={partial ? 'true' : undefined}>
+        {!sampled || !sample
           ? 'Exact counts over the whole range, from the rollup.'
-          : result.sample?.complete
-            ? `Counted in all ${formatCount(result.sample.rows)} matching rows${result.facets.some((f) => f.source === 'rollup') ? ' (marked columns from the rollup)' : ''}.`
-            : `Sample: counted in the newest ${formatCount(result.sample?.rows ?? 0)} matching rows of the range, not all of them: the rollup cannot answer these columns exactly for this range and filter${result.facets.some((f) => f.source === 'rollup') ? ' (columns marked “exact” are from the rollup)' : ''}.`}{' '}
+          : sample.complete
+            ? `Counted${sample.limit === null ? ' exactly' : ''} in all ${formatCount(sample.rows)} matching rows${marked ? ' (marked columns from the rollup)' : ''}.`
+            : `Sample: counted from the newest ${formatCount(sample.rows)} of ${sample.matching === null ? 'more' : formatCount(sample.matching)} matching rows of the range, not all of them: the rollup cannot answer these columns exactly for this range and filter${marked ? ' (columns marked “exact” are from the rollup)' : ''}.`}{' '}
         {result.elapsedMs} ms.
+        {partial ? (
+          <>
+            {' '}
+            <Link href={`${viewHref(rowsPath, state)}&facets=exact`} data-testid="facets-exact" prefetch={false}>
+              Count exactly over the whole range
+            </Link>{' '}
+            (slower; may run out of time on long ranges).
+          </>
+        ) : null}
       </p>
       {result.facets.map((facet) => (
         <section

@@ -1,4 +1,3 @@
-import Form from 'next/form'
 import Link from 'next/link'
 import { DATASETS } from '@/lib/datasets/catalog'
 import type { GroupByResult } from '@/lib/query/schemas'
@@ -6,6 +5,7 @@ import { addClause, valueClause } from '@/lib/view/drilldown'
 import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/view/format'
 import { groupableColumns, groupHref, type GroupState } from '@/lib/view/group-state'
 import { viewHref, viewQuery, type ViewState } from '@/lib/view/view-state'
+import { GroupFormClient } from './group-form-client'
 import { SqlBlock } from './sql-block'
 import { EmptyState } from './states'
 import styles from './query.module.css'
@@ -19,7 +19,7 @@ export function GroupByForm({ path, state, group }: { path: string; state: ViewS
   const columns = groupableColumns(dataset)
   const kept = [...new URLSearchParams(viewQuery({ ...state, offset: 0, cursor: '' }))]
   return (
-    <Form action={path} className={styles.groupForm} aria-label="Group by" key={`${viewQuery(state)}&${group.by.join(',')}`}>
+    <GroupFormClient path={path} className={styles.groupForm} key={`${viewQuery(state)}&${group.by.join(',')}`}>
       {kept.map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
@@ -46,7 +46,7 @@ export function GroupByForm({ path, state, group }: { path: string; state: ViewS
         </select>
       </label>
       <button type="submit">Group</button>
-    </Form>
+    </GroupFormClient>
   )
 }
 

@@ -54,6 +54,14 @@ export function QueryControls({
     }
   }
 
+  // A quick filter is a link, not a submit: on a phone it too closes the form and brings the results up.
+  function onClick(e: React.MouseEvent<HTMLDivElement>) {
+    const link = (e.target as HTMLElement).closest('a')
+    if (!link?.closest('[aria-label="Quick filters"]') || !window.matchMedia(NARROW).matches) return
+    submittedFrom = { field: null }
+    setCollapsed(true)
+  }
+
   return (
     <>
       <button
@@ -66,7 +74,7 @@ export function QueryControls({
       >
         {collapsed ? 'Edit the query' : 'Hide the query form'} <span className={styles.hint}>{summary}</span>
       </button>
-      <div id={id} className={styles.controls} data-collapsed={collapsed} onSubmitCapture={onSubmit}>
+      <div id={id} className={styles.controls} data-collapsed={collapsed} onSubmitCapture={onSubmit} onClickCapture={onClick}>
         {children}
       </div>
     </>

@@ -3,7 +3,7 @@ import type { AccessResult } from '@/lib/access/policy'
 import { getDataset } from '@/lib/datasets/catalog'
 import { pinnedWindow } from '@/lib/view/exact-window'
 import { UTC } from '@/lib/view/time'
-import { RANGE_PRESETS, viewHref, viewQuery, type ViewState } from '@/lib/view/view-state'
+import { RANGE_PRESETS, viewHref, viewQuery, zoomOut, type ViewState } from '@/lib/view/view-state'
 import { DatasetPicker } from './dataset-picker'
 import { QueryForm } from './query-form'
 import { QueryHeader } from './query-header'
@@ -74,7 +74,13 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
             />
           )}
         </QueryControls>
-        {state.live ? null : <ExactWindowLink href={viewHref(path, pinned)} label={windowLabel} />}
+        {state.live ? null : (
+          <ExactWindowLink
+            href={viewHref(path, pinned)}
+            label={windowLabel}
+            zoomOutHref={`${viewHref(path, state, { ...zoomOut(state), offset: 0 })}${zoomKept(formHidden)}`}
+          />
+        )}
         <div id="results" tabIndex={-1} className={styles.results}>
           {confirmRun ? (
             <ConfirmRun href={`${path}?${confirmRun.search}`} site={confirmRun.site} state={state} page={page} />
@@ -123,4 +129,9 @@ function ConfirmRun({ href, site, state, page }: { href: string; site: string; s
 function controlsSummary(state: ViewState): string {
   const range = state.range === 'custom' ? `${state.from} → ${state.to}` : RANGE_PRESETS[state.range]
   return `(${range}${state.filter ? ` · ${state.filter.length > 60 ? `${state.filter.slice(0, 59)}…` : state.filter}` : ''})`
+}
+
+/** The page's own parameters (the group-by page's `by`…) a zoomed-out link keeps. */
+function zoomKept(hidden: Record<string, string> | undefined): string {
+  return hidden && Object.keys(hidden).length ? `&${new URLSearchParams(hidden)}` : ''
 }

@@ -75,7 +75,8 @@ export function RangeFields({ range: initialRange, from: initialFrom, to: initia
         />
       </label>
       <span id="range-hint" hidden>
-        A date, or a date and time such as 2026-11-21 13:00; typing one switches the range to Custom. A date alone as To includes that whole day.
+        A date, or a date and time such as 2026-11-21 13:00, or a time relative to now such as now-15m, now-2h or now-7d (To: now); typing one switches the
+        range to Custom. A date alone as To includes that whole day.
       </span>
     </>
   )

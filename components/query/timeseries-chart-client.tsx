@@ -179,6 +179,11 @@ function shadePartial(u: uPlot, from: number) {
  * Touch on a chart that selects spans (uPlot's drag is mouse-only): a horizontal drag selects the
  * span under it, a tap selects the bucket under the finger. Vertical movement still scrolls the page.
  */
+// A finger moves a few pixels in a tap, and an hour of a day's chart on a phone is narrower than that
+// slop: a movement under the minimum touch target size (24 px, WCAG 2.5.8) is a tap on the bucket
+// where the finger came down, not a drag across two buckets.
+const TOUCH_TARGET_PX = 24
+
 function touchSelect(u: uPlot, select: (fromMs: number, toMs: number) => void): () => void {
   const over = u.over
   over.style.touchAction = 'pan-y'
@@ -193,14 +198,14 @@ function touchSelect(u: uPlot, select: (fromMs: number, toMs: number) => void): 
   const onMove = (e: TouchEvent) => {
     if (!start || e.touches.length !== 1) return
     last = Math.max(0, Math.min(over.clientWidth, localX(e.touches[0])))
-    if (Math.abs(last - start.x) > 8) {
+    if (Math.abs(last - start.x) >= TOUCH_TARGET_PX) {
       e.preventDefault()
       u.setSelect({ left: Math.min(start.x, last), width: Math.abs(last - start.x), top: 0, height: over.clientHeight }, false)
     }
   }
   const onEnd = (e: TouchEvent) => {
     if (!start) return
-    const [a, b] = [Math.min(start.x, last), Math.max(start.x, last)]
+    const [a, b] = Math.abs(last - start.x) < TOUCH_TARGET_PX ? [start.x, start.x] : [Math.min(start.x, last), Math.max(start.x, last)]
     start = null
     u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false)
     e.preventDefault() // no emulated mouse click after the touch

@@ -2,6 +2,7 @@ import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { getDataset, type ColumnType, type DatasetDef } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
+import { AppError } from '@/lib/errors'
 import { checkFilter } from '@/lib/query/filter'
 import { FacetsRequest, resolveRange, type FacetsResult } from '@/lib/query/schemas'
 import { columnValue, exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
@@ -56,7 +57,7 @@ export async function runFacets(input: FacetsRequest, opts: ExecOptions = {}): P
   }))
   // The sample: the newest rows of the range that match, only the columns it is read for.
   const sampleQuery = fromSample.length
-    ? sql`WITH "sample" AS MATERIALIZED (SELECT ${sql.join(fromSample.map(id), sql`, `)} FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)} ORDER BY ${id(dataset.timeColumn)} DESC LIMIT ${FACET_SAMPLE_ROWS})
+    ? sql`WITH "sample" AS MATERIALIZED (SELECT ${sql.join(fromSample.map(id), sql`, `)} FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)} ORDER BY ${id(dataset.timeColumn)} DESC${req.exact ? sql`` : sql` LIMIT ${FACET_SAMPLE_ROWS}`})
 ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint AS "count", count(*)::bigint AS "total", 0::bigint AS "distinct" FROM "sample")`, ...fromSample.map((column) => topOfRelation(column, sql`"sample"`, sql`count(*)::bigint`, sql``, req.values))], sql` UNION ALL `)}`
     : null
 
@@ -69,6 +70,19 @@ ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint
   const elapsedMs = Math.round((performance.now() - started) * 100) / 100
 
   const sampleSize = sampleQuery ? Number(sampleRows.find((r) => r.column === '')?.count ?? 0) : 0
+  const complete = req.exact || sampleSize < FACET_SAMPLE_ROWS
+  // A full sample says what it is out of: every matching row, counted (index-bounded, cheaper than
+  // the exact facets); a count that runs out of time leaves the total unknown rather than failing the facets.
+  const countQuery = sql`SELECT count(*)::bigint AS "count" FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)}`
+  let matching: number | null = sampleSize
+  if (sampleQuery && !complete) {
+    try {
+      matching = Number((await readOnly(opts, (session) => session.execute(countQuery)))[0]?.count ?? 0)
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      matching = null
+    }
+  }
   const byColumn = new Map<string, FacetsResult['facets'][number]>()
   const collect = (rows: Array<Record<string, unknown>>, source: 'rollup' | 'sample') => {
     for (const r of rows) {
@@ -98,10 +112,18 @@ ${sql.join([sql`(SELECT '' AS "column", NULL::jsonb AS "value", count(*)::bigint
     range: { from: from.toISOString(), to: to.toISOString() },
     filter: filter.sql,
     facets,
-    sample: sampleQuery ? { limit: FACET_SAMPLE_ROWS, rows: sampleSize, complete: sampleSize < FACET_SAMPLE_ROWS } : null,
+    sample: sampleQuery ? { limit: req.exact ? null : FACET_SAMPLE_ROWS, rows: sampleSize, complete, matching } : null,
     statements: [
       ...rollupQueries.map((q) => ({ label: `${q.column}, from the rollup`, sql: statement(q.query) })),
-      ...(sampleQuery ? [{ label: `Facets from the newest ${FACET_SAMPLE_ROWS.toLocaleString('en')} matching rows`, sql: statement(sampleQuery) }] : []),
+      ...(sampleQuery
+        ? [
+            {
+              label: req.exact ? 'Facets from every matching row' : `Facets from the newest ${FACET_SAMPLE_ROWS.toLocaleString('en')} matching rows`,
+              sql: statement(sampleQuery),
+            },
+          ]
+        : []),
+      ...(sampleQuery && !complete ? [{ label: 'Matching rows of the range', sql: statement(countQuery) }] : []),
     ],
     elapsedMs,
   }

@@ -345,6 +345,10 @@ export const FacetsRequest = z
   .object({
     ...rangeFields,
     values: z.number().int().min(1).max(20).default(5).meta({ description: 'Top values per column, 1 to 20.' }),
+    exact: z.boolean().default(false).meta({
+      description:
+        'Count the columns the rollup cannot answer over every matching row of the range instead of the newest ones (slower; the usual statement timeout applies).',
+    }),
   })
   .strict()
   .superRefine(checkRange)
@@ -371,9 +375,14 @@ export const FacetsResult = z
     ),
     sample: z
       .object({
-        limit: z.number().int(),
+        limit: z.number().int().nullable().meta({ description: 'Rows the sample is capped at; null when counted exactly (`exact`).' }),
         rows: z.number().int(),
-        complete: z.boolean().meta({ description: 'True when the range held fewer matching rows than the limit: the “sample” is every matching row.' }),
+        complete: z.boolean().meta({ description: 'True when the “sample” is every matching row: the range held fewer than the limit, or `exact` was asked.' }),
+        matching: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'Every matching row of the range (what a partial sample is out of); null when counting them ran out of time.' }),
       })
       .nullable()
       .meta({

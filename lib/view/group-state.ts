@@ -67,3 +67,22 @@ export function groupParams(g: GroupState): Record<string, string> {
 export function groupHref(path: string, state: ViewState, group: GroupState, changes: Partial<GroupState> = {}, viewChanges: Partial<ViewState> = {}): string {
   return `${viewHref(path, state, { offset: 0, ...viewChanges })}&${new URLSearchParams(groupParams({ ...group, ...changes }))}`
 }
+
+const GROUP_FIELDS = new Set(['by', 'gsort', 'rows'])
+
+/**
+ * The query string the Group button submits: the query form's fields as they stand (a range or
+ * filter changed there but not yet run wins over the state the page was rendered with), the group
+ * form's other hidden view fields the query form does not have (rows per page…; from/to only come
+ * from the query form, which leaves them out for a preset range), then the group form's own fields
+ * (`by`, `gsort`, `rows`).
+ */
+export function groupSubmitQuery(viewFields: Iterable<[string, string]>, groupFields: Iterable<[string, string]>): string {
+  const view = [...viewFields].filter(([name]) => !GROUP_FIELDS.has(name))
+  const group = [...groupFields]
+  const owned = new Set(['from', 'to', ...view.map(([name]) => name)])
+  const q = new URLSearchParams(view)
+  for (const [name, value] of group) if (!GROUP_FIELDS.has(name) && !owned.has(name)) q.append(name, value)
+  for (const [name, value] of group) if (GROUP_FIELDS.has(name)) q.append(name, value)
+  return q.toString()
+}

@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { DATASETS, DATASET_IDS, type DatasetId } from '@/lib/datasets/catalog'
 import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/view/time'
 import { parseCompareParams, type CompareMode } from '@/lib/view/compare'
@@ -14,6 +15,8 @@ import { parseCompareParams, type CompareMode } from '@/lib/view/compare'
 // Pure (no server imports): the browser's range fields and links use it too.
 
 export const RANGE_PRESETS = {
+  '5m': 'Last 5 minutes',
+  '15m': 'Last 15 minutes',
   '1h': 'Last hour',
   today: 'Today',
   '24h': 'Last 24 hours',
@@ -81,10 +84,13 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
     tz = UTC
   }
 
-  const [from, to] = [one(sp.from), one(sp.to)]
+  let [from, to] = [one(sp.from), one(sp.to)]
   const rangeParam = one(sp.range)
   let range: RangeId = DEFAULT_RANGE
-  if (rangeParam in RANGE_PRESETS) range = rangeParam as RangeId
+  // `range=now-2h`: a preset when it is one (now-1h is 1h), else a custom range from it to now.
+  const relative = rangeParam in RANGE_PRESETS ? null : relativeRange(rangeParam)
+  if (relative) [range, from, to] = [relative.range, relative.from, relative.to]
+  else if (rangeParam in RANGE_PRESETS) range = rangeParam as RangeId
   else if (rangeParam) notices.push(`“${rangeParam}” is not a range; showing the last 24 hours.`)
   else if (from || to) range = 'custom'
   if (range === 'custom') {
@@ -160,8 +166,9 @@ function customRangeProblem(from: string, to: string, tz: string, opts: ParseOpt
     ['start', from],
     ['end', to],
   ] as const)
-    if (!parseTypedTime(text, tz)) return `The range ${name} “${text}” is not a date or time such as 2026-11-21 13:00`
-  const { dateFrom, dateTo } = resolveViewRange({ range: 'custom', from, to, tz })
+    if (!parseTypedTime(text, tz) && parseRelativeTime(text, opts.now ?? new Date()) === null)
+      return `The range ${name} “${text}” is not a date or time such as 2026-11-21 13:00 or now-15m`
+  const { dateFrom, dateTo } = resolveViewRange({ range: 'custom', from, to, tz }, opts.now)
   const [start, end] = [Date.parse(dateFrom), Date.parse(dateTo)]
   if (end < start) return `The range ends (${formatTime(end, tz)}) before it starts (${formatTime(start, tz)})`
   if (opts.maxRangeDays && end - start > opts.maxRangeDays * DAY_MS) return `The range is longer than ${opts.maxRangeDays} days (QUERY_MAX_RANGE_DAYS)`
@@ -169,7 +176,60 @@ function customRangeProblem(from: string, to: string, tz: string, opts: ParseOpt
 }
 
 const MINUTE = 60_000
-const RELATIVE: Partial<Record<RangeId, number>> = { '1h': 60 * MINUTE, '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS }
+const HOUR = 60 * MINUTE
+const RELATIVE: Partial<Record<RangeId, number>> = { '5m': 5 * MINUTE, '15m': 15 * MINUTE, '1h': HOUR, '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS }
+const UNITS = { d: DAY_MS, h: HOUR, m: MINUTE } as const
+
+/**
+ * A bound relative to now, as typed in the URL (`range=now-15m`, `from=now-2h&to=now`) or the From
+ * and To fields: `now`, or `now-` a whole number of minutes, hours or days.
+ */
+export const RelativeTime = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^now(-[1-9]\d{0,5}[mhd])?$/)
+  .transform((text) => {
+    const m = /^now(?:-(\d+)([mhd]))?$/.exec(text)!
+    return m[1] ? Number(m[1]) * UNITS[m[2] as keyof typeof UNITS] : 0
+  })
+
+/** End of a range ending now: after the current minute, as the relative presets end. */
+const nowEnd = (now: Date) => Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE
+
+/** The instant a relative bound stands for (ms), or null when the text is not one. */
+export function parseRelativeTime(text: string, now: Date): number | null {
+  const back = RelativeTime.safeParse(text)
+  return back.success ? nowEnd(now) - back.data : null
+}
+
+/** `range=now-…` as a preset (now-1h is 1h) or a custom range from it to now; null when it is not one (or is `now` alone). */
+export function relativeRange(text: string): { range: RangeId; from: string; to: string } | null {
+  const back = RelativeTime.safeParse(text)
+  if (!back.success || back.data === 0) return null
+  const preset = (Object.keys(RELATIVE) as RangeId[]).find((id) => RELATIVE[id] === back.data)
+  return preset ? { range: preset, from: '', to: '' } : { range: 'custom', from: text.trim().toLowerCase(), to: 'now' }
+}
+
+/** A span as the shortest relative bound that says it exactly (`now-90m`, `now-2h`, `now-14d`). */
+function relativeText(span: number): string {
+  const [unit, ms] = Object.entries(UNITS).find(([, ms]) => span % ms === 0) ?? ['m', MINUTE]
+  return `now-${Math.max(1, Math.round(span / ms))}${unit}`
+}
+
+/**
+ * The range twice as long: one that ends now reaches back twice as far (still ending now); a fixed
+ * window grows by half its length on each side, around its centre.
+ */
+export function zoomOut(state: Pick<ViewState, 'range' | 'from' | 'to' | 'tz'>, now = new Date()): Pick<ViewState, 'range' | 'from' | 'to'> {
+  const { dateFrom, dateTo } = resolveViewRange(state, now)
+  const [start, end] = [Date.parse(dateFrom), Date.parse(dateTo)]
+  const span = Math.max(MINUTE, end - start)
+  const endsNow = RELATIVE[state.range] !== undefined || (state.range === 'custom' && RelativeTime.safeParse(state.to).data === 0)
+  if (endsNow) return relativeRange(relativeText(2 * span))!
+  const iso = (ms: number) => new Date(ms).toISOString()
+  return { range: 'custom', from: iso(start - span / 2), to: iso(end + span / 2) }
+}
 
 /**
  * dateFrom/dateTo (ISO 8601 instants) for the query functions: [dateFrom, dateTo). Relative
@@ -187,8 +247,12 @@ export function resolveViewRange(state: Pick<ViewState, 'range' | 'from' | 'to' 
     const back = state.range === 'yesterday' ? -1 : 0
     return { dateFrom: iso(startOfDay(now.getTime(), state.tz, back)), dateTo: iso(startOfDay(now.getTime(), state.tz, back + 1)) }
   }
-  const from = parseTypedTime(state.from, state.tz)
-  const to = parseTypedTime(state.to, state.tz)
+  const bound = (text: string) => {
+    const relative = parseRelativeTime(text, now)
+    return relative === null ? parseTypedTime(text, state.tz) : { iso: iso(relative), dateOnly: false }
+  }
+  const from = bound(state.from)
+  const to = bound(state.to)
   // Unparseable bounds only reach here from callers that skipped parseViewState; the query
   // functions reject them with their own message.
   if (!from || !to) return { dateFrom: state.from, dateTo: state.to }

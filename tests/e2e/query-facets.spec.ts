@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
 import { expect, test, type Page } from '@playwright/test'
 import config from '../../playwright.config'
 
@@ -135,6 +136,15 @@ for (const [width, height] of [
         expect(byCount).toEqual([...byCount].sort((a, b) => b - a))
         await page.screenshot({ path: `${SHOTS}/group-${width}-${scheme}.png`, fullPage: true })
         await axe(page)
+        if (width < 1000) {
+          // The page itself does not scroll sideways: the table does, within its box, to its error columns.
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+          const wrap = page.getByTestId('group-table').locator('xpath=..')
+          await wrap.evaluate((el) => el.scrollTo({ left: el.scrollWidth }))
+          await expect(page.getByRole('columnheader', { name: 'Error rate' })).toBeInViewport()
+          await expect(rows.first().getByTestId('group-link')).toBeInViewport()
+          await page.screenshot({ path: `${SHOTS}/group-${width}-${scheme}-scrolled.png` })
+        }
 
         // Sort by error rate, highest first: the 502s lead.
         await page.getByRole('link', { name: 'Error rate: sort descending' }).click()
@@ -146,6 +156,19 @@ for (const [width, height] of [
         await expect(page.getByTestId('row-count')).toHaveText(`Rows 1–${first[2]} of ${first[2]}`)
         await expect(page).toHaveURL(/%22http_status_code%22(\+|%20)%3D(\+|%20)502/)
       })
+
+      if (width < 1000)
+        test('a quick filter closes the query form on a phone, so the results come first', async ({ page }) => {
+          await page.goto(ROWS_URL)
+          const toggle = page.getByTestId('controls-toggle')
+          await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+          await toggle.click()
+          await expect(toggle).toHaveAttribute('aria-expanded', 'true')
+          await page.getByRole('group', { name: 'Quick filters' }).getByRole('link').first().click()
+          await expect(page).toHaveURL(/filter=/)
+          await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+          await expect(page.locator('#results')).toBeInViewport()
+        })
     })
   }
 }
@@ -157,6 +180,65 @@ test.describe('one column from the rollup', () => {
     await expect(page.getByTestId('group-source')).toHaveText('the rollup')
     await expect(page.getByTestId('group-row')).toHaveCount(1)
     await expect(page.getByTestId('group-row').locator('td').nth(1)).toHaveText(String(ROWS.length))
+  })
+
+  test('a range changed in the query form and not yet run is the one Group submits', async ({ page }) => {
+    await page.goto(`${GROUP_URL}&by=action`)
+    await expect(page.getByTestId('group-count')).toBeVisible()
+    await page.getByRole('form', { name: 'Query' }).getByLabel('Range').selectOption('30d')
+    await page.getByRole('form', { name: 'Group by' }).getByLabel('Then by').selectOption('http_method')
+    await page.getByRole('button', { name: 'Group', exact: true }).click()
+    await expect(page).toHaveURL(/range=30d.*by=action&by=http_method/)
+    await expect(page.getByRole('form', { name: 'Query' }).getByLabel('Range')).toHaveValue('30d')
+    await expect(page.getByTestId('group-count')).toHaveText(String(tally(ROWS.map((r) => `${r.action} ${r.method}`)).size))
+  })
+})
+
+test.describe('more rows than the sample holds', () => {
+  test.use({ viewport: { width: 1440, height: 900 } })
+  test('the panel says the counts are a sample of how many rows, and the exact count over the whole range matches the rows written', async ({
+    playwright,
+    page,
+  }) => {
+    // 50 oldest rows blocked, then 10,000 newer ones allowed: the newest-10,000 sample sees no block at all.
+    const policy = `${POLICY}-big`
+    const n = 10_050
+    const batch = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        Datetime: new Date(BASE + i * 5_000).toISOString(),
+        Action: i < 50 ? 'block' : 'allow',
+        HTTPHost: HOST,
+        PolicyName: policy,
+        HTTPStatusCode: i < 50 ? 403 : 200,
+        HTTPMethod: 'GET',
+        RequestID: `${RUN}-big-${i}`,
+        URL: `https://${HOST}/big/${i}`,
+        Email: 'facets@example.com',
+      }),
+    ).join('\n')
+    const request = await playwright.request.newContext({ baseURL: BASE_URL })
+    const res = await request.post('/query/ingest/http', {
+      headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
+      data: gzipSync(batch),
+    })
+    expect(res.status(), await res.text()).toBe(200)
+    expect(await res.json()).toMatchObject({ inserted: n, malformed: 0 })
+    await request.dispose()
+
+    await page.goto(`/query?dataset=http&range=7d&limit=25&filter=${encodeURIComponent(`policy_name = '${policy}'`)}`)
+    const source = page.getByTestId('facets-source')
+    await expect(source).toHaveAttribute('data-sampled', 'true')
+    await expect(source).toContainText(`from the newest ${fmt(10_000)} of ${fmt(n)} matching rows`)
+    await expect(facet(page, 'action').getByTestId('facet-value')).toHaveCount(1)
+    await expect(facet(page, 'action').getByTestId('facet-value')).toHaveAttribute('data-count', '10000')
+    await page.screenshot({ path: `${SHOTS}/facets-sampled-1440.png` })
+    await page.getByTestId('facets-exact').click()
+    await expect(page).toHaveURL(/facets=exact/)
+    await expect(source).toContainText(`Counted exactly in all ${fmt(n)} matching rows`)
+    const items = facet(page, 'action').getByTestId('facet-value')
+    await expect(items).toHaveCount(2)
+    await expect(items.filter({ hasText: /^allow/ })).toHaveAttribute('data-count', String(n - 50))
+    await expect(items.filter({ hasText: /^block/ })).toHaveAttribute('data-count', '50')
   })
 })
 

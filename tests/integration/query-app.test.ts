@@ -315,7 +315,7 @@ describe(`query facets and group-by (${driverName})`, () => {
 
   it('POST facets under a filter the rollup cannot answer says it counted a sample', async () => {
     const body = await (await post('facets', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter: 'duration_ms > 200' })).json()
-    expect(body.sample).toEqual({ limit: 10_000, rows: 30, complete: true })
+    expect(body.sample).toEqual({ limit: 10_000, rows: 30, complete: true, matching: 30 })
     expect(body.facets.find((f: { column: string }) => f.column === 'status')).toMatchObject({
       source: 'sample',
       total: 30,

@@ -154,7 +154,7 @@ describe(`facets (${driverName})`, () => {
     expect(DATASETS.requests.rollup.hourOnly).toContain('route')
     const r = await runFacets({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, values: 20 })
     expect(r.facets.filter((f) => f.source === 'sample').map((f) => f.column)).toEqual(['route'])
-    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: CAPPED.length, complete: true })
+    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: CAPPED.length, complete: true, matching: CAPPED.length })
     for (const f of r.facets) expectFacet(f, CAPPED, 20)
     const byRoute = await runGroupBy({ dataset: 'requests', dateFrom: CAPPED_DAY, dateTo: CAPPED_DAY, by: ['route'], limit: 200 })
     expect(byRoute.source).toBe('rows')
@@ -168,7 +168,7 @@ describe(`facets (${driverName})`, () => {
     const matching = ROWS.filter((x) => x.status >= 500)
     expect(r.facets.find((f) => f.column === 'status')?.source).toBe('rollup')
     expect(r.facets.filter((f) => f.column !== 'status').every((f) => f.source === 'sample')).toBe(true)
-    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: matching.length, complete: true })
+    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: matching.length, complete: true, matching: matching.length })
     for (const f of r.facets) expectFacet(f, matching)
   })
 
@@ -177,9 +177,24 @@ describe(`facets (${driverName})`, () => {
     const matching = BIG
     expect(matching.length).toBeGreaterThan(FACET_SAMPLE_ROWS)
     const newest = [...matching].sort((a, b) => b.time.getTime() - a.time.getTime()).slice(0, FACET_SAMPLE_ROWS)
-    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: FACET_SAMPLE_ROWS, complete: false })
+    expect(r.sample).toEqual({ limit: FACET_SAMPLE_ROWS, rows: FACET_SAMPLE_ROWS, complete: false, matching: BIG.length })
     for (const f of r.facets) expectFacet(f, newest, 20)
     expect(r.facets.find((f) => f.column === 'route')!.values.some((v) => v.value === '/api/oldest')).toBe(false)
+  })
+
+  it('counts exactly over every matching row when asked, the same figures as count(*) in SQL', async () => {
+    const r = await runFacets({ dataset: 'requests', dateFrom: BIG_DAY, dateTo: BIG_DAY, filter: 'duration_ms >= 0', values: 20, exact: true })
+    expect(r.sample).toEqual({ limit: null, rows: BIG.length, complete: true, matching: BIG.length })
+    for (const f of r.facets) expectFacet(f, BIG, 20)
+    const counted = await database.db.execute(
+      sql`SELECT route, count(*)::int AS n FROM request_log WHERE time >= ${`${BIG_DAY}T00:00:00Z`} AND time < ${`${BIG_DAY}T23:59:59.999Z`} AND duration_ms >= 0 GROUP BY route`,
+    )
+    const route = r.facets.find((f) => f.column === 'route')!
+    expect(route.source).toBe('sample')
+    // The driver answers with an array of rows or with `{ rows }`.
+    const rows = (Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows) as Array<{ route: string; n: number }>
+    expect(Object.fromEntries(route.values.map((v) => [v.value, v.count]))).toEqual(Object.fromEntries(rows.map((row) => [row.route, Number(row.n)])))
+    expect(route.values.find((v) => v.value === '/api/oldest')?.count).toBe(500)
   })
 
   it('gives the same figures from the rows as from the rollup', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DATASETS } from '@/lib/datasets/catalog'
-import { defaultGroupColumn, groupableColumns, groupHref, groupParams, parseGroupState } from '@/lib/view/group-state'
+import { defaultGroupColumn, groupableColumns, groupHref, groupParams, groupSubmitQuery, parseGroupState } from '@/lib/view/group-state'
 import { parseViewState } from '@/lib/view/view-state'
 
 // The group-by page's URL parameters: parsed with defaults and notices, written back the same way.
@@ -46,5 +46,37 @@ describe('group-by URL state', () => {
     expect(href).toBe('/query/group?dataset=requests&range=7d&filter=status+%3E%3D+500&by=route%2Cstatus&rows=1')
     const back = Object.fromEntries(new URL(href, 'http://x').searchParams)
     expect(parseGroupState(back, 'requests', SORTS).group).toEqual({ ...group, sort: 'count', desc: true })
+  })
+})
+
+describe('the Group button', () => {
+  it('submits the range standing in the query form, not the one the page was rendered with', () => {
+    const view: Array<[string, string]> = [
+      ['dataset', 'http'],
+      ['by', 'action'],
+      ['range', '30d'],
+      ['filter', "action = 'block'"],
+    ]
+    const group: Array<[string, string]> = [
+      ['dataset', 'http'],
+      ['range', 'custom'],
+      ['from', '2026-11-01'],
+      ['to', '2026-11-02'],
+      ['limit', '25'],
+      ['by', 'route'],
+      ['by', ''],
+      ['gsort', '-errors'],
+    ]
+    const q = new URLSearchParams(groupSubmitQuery(view, group))
+    expect(q.getAll('range')).toEqual(['30d'])
+    // The query form leaves from/to out for a preset; the old custom bounds must not come back.
+    expect(q.has('from') || q.has('to')).toBe(false)
+    // What only the group form carries (the rows page's rows per page) is kept.
+    expect(q.get('limit')).toBe('25')
+    expect(q.get('filter')).toBe("action = 'block'")
+    expect(q.getAll('by')).toEqual(['route', ''])
+    expect(q.get('gsort')).toBe('-errors')
+    expect(parseGroupState(Object.fromEntries([['by', q.getAll('by')]]), 'requests', SORTS).group.by).toEqual(['route'])
+    expect(parseViewState(Object.fromEntries(q)).state.range).toBe('30d')
   })
 })

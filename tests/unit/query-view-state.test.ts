@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { parseViewState, rangeRequest, resolveViewRange, shownColumns, viewHref, viewQuery } from '@/lib/view/view-state'
+import { pinnedWindow } from '@/lib/view/exact-window'
+import {
+  parseRelativeTime,
+  parseViewState,
+  rangeRequest,
+  RelativeTime,
+  resolveViewRange,
+  shownColumns,
+  viewHref,
+  viewQuery,
+  zoomOut,
+  type ViewState,
+} from '@/lib/view/view-state'
 
 // The query pages' URL state: parsing (with a sentence for each parameter that falls back to its
 // default), range presets and the links built from it.
@@ -67,12 +79,12 @@ describe('parseViewState', () => {
     [
       { range: 'custom', from: 'yesterday', to: '2026-11-02' },
       { range: '24h' },
-      'The range start “yesterday” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.',
+      'The range start “yesterday” is not a date or time such as 2026-11-21 13:00 or now-15m; showing the last 24 hours.',
     ],
     [
       { range: 'custom', from: '2026-02-30', to: '2026-03-02' },
       { range: '24h' },
-      'The range start “2026-02-30” is not a date or time such as 2026-11-21 13:00; showing the last 24 hours.',
+      'The range start “2026-02-30” is not a date or time such as 2026-11-21 13:00 or now-15m; showing the last 24 hours.',
     ],
     [
       { from: '2026-11-02 10:00', to: '2026-11-01' },
@@ -187,5 +199,65 @@ describe('links', () => {
     expect(href).toContain('&live=1')
     expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...live, filter: "action = 'allow'" })
     expect(viewHref('/query', live, { live: false })).not.toContain('live')
+  })
+})
+
+describe('ranges relative to now', () => {
+  const now = new Date('2026-11-21T13:45:30Z')
+  const after = Date.parse('2026-11-21T13:46:00Z')
+
+  it.each([
+    ['now', 0],
+    ['now-15m', 15 * 60_000],
+    ['NOW-2h', 2 * 3_600_000],
+    [' now-7d ', 7 * 86_400_000],
+  ])('reads %j (ending after the current minute, as the presets do)', (text, back) => {
+    expect(parseRelativeTime(text, now)).toBe(after - back)
+  })
+
+  it.each(['now-', 'now-0m', 'now+5m', 'now-1.5h', 'now-2w', 'now-1234567d', 'yesterday', ''])('refuses %j', (text) => {
+    expect(RelativeTime.safeParse(text).success).toBe(false)
+    expect(parseRelativeTime(text, now)).toBeNull()
+  })
+
+  it('takes range=now-… as the preset it equals, else as a custom range ending now', () => {
+    expect(parseViewState({ range: 'now-15m' }, { now }).state).toMatchObject({ range: '15m', from: '', to: '' })
+    expect(parseViewState({ range: 'now-5m' }, { now }).state.range).toBe('5m')
+    expect(parseViewState({ range: 'now-7d' }, { now }).state).toMatchObject({ range: '7d' })
+    const { state, notices } = parseViewState({ range: 'now-2h' }, { now })
+    expect(notices).toEqual([])
+    expect(state).toMatchObject({ range: 'custom', from: 'now-2h', to: 'now' })
+    expect(resolveViewRange(state, now)).toEqual({ dateFrom: '2026-11-21T11:46:00.000Z', dateTo: '2026-11-21T13:46:00.000Z' })
+    expect(parseViewState({ from: 'now-90m', to: 'now' }, { now }).state).toMatchObject({ range: 'custom', from: 'now-90m', to: 'now' })
+    expect(parseViewState({ range: 'now-45d' }, { now, maxRangeDays: 31 }).notices).toEqual([
+      'The range is longer than 31 days (QUERY_MAX_RANGE_DAYS); showing the last 24 hours.',
+    ])
+    expect(parseViewState({ range: 'now' }, { now }).notices).toEqual(['“now” is not a range; showing the last 24 hours.'])
+    expect(parseViewState({ from: 'now-1x', to: 'now' }, { now }).notices[0]).toMatch(/“now-1x” is not a date or time such as 2026-11-21 13:00 or now-15m/)
+  })
+
+  it('offers the 5- and 15-minute presets', () => {
+    expect(resolveViewRange({ range: '5m', from: '', to: '', tz: 'UTC' }, now)).toEqual({
+      dateFrom: '2026-11-21T13:41:00.000Z',
+      dateTo: '2026-11-21T13:46:00.000Z',
+    })
+    expect(resolveViewRange({ range: '15m', from: '', to: '', tz: 'UTC' }, now).dateFrom).toBe('2026-11-21T13:31:00.000Z')
+  })
+
+  it('zooms out: a range ending now reaches back twice as far, a fixed window grows around its centre', () => {
+    const z = (range: ViewState['range'], from = '', to = '') => zoomOut({ range, from, to, tz: 'UTC' }, now)
+    expect(z('1h')).toEqual({ range: 'custom', from: 'now-2h', to: 'now' })
+    expect(z('15m')).toEqual({ range: 'custom', from: 'now-30m', to: 'now' })
+    expect(z('24h')).toEqual({ range: 'custom', from: 'now-2d', to: 'now' })
+    expect(z('custom', 'now-12h', 'now')).toEqual({ range: '24h', from: '', to: '' })
+    expect(z('custom', '2026-11-20 10:00', '2026-11-20 12:00')).toEqual({ range: 'custom', from: '2026-11-20T09:00:00.000Z', to: '2026-11-20T13:00:00.000Z' })
+    expect(z('yesterday')).toEqual({ range: 'custom', from: '2026-11-19T12:00:00.000Z', to: '2026-11-21T12:00:00.000Z' })
+    const zoomed = parseViewState(z('custom', '2026-11-20 10:00', '2026-11-20 12:00'), { now })
+    expect(zoomed.notices).toEqual([])
+  })
+
+  it('pins a range typed relative to now for the exact-window link', () => {
+    const { state } = parseViewState({ range: 'now-2h' }, { now })
+    expect(pinnedWindow(state, now)).toMatchObject({ range: 'custom', from: '2026-11-21 11:46:00', to: '2026-11-21 13:46:00' })
   })
 })
