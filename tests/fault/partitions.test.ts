@@ -134,7 +134,7 @@ describe('partition maintenance beside readers', () => {
     expect(bodies500).toEqual([])
     expect(statuses.get(500) ?? 0).toBe(0)
     expect(retryAfterMissing).toBe(0)
-    // Every answer is a 200, or a 503 asking to retry.
+    // Every answer is a 200, or a 503 or 429 asking to retry.
     expect([...statuses.keys()].filter((s) => s !== 200 && s !== 503 && s !== 429)).toEqual([])
   })
 })
