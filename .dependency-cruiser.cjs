@@ -55,7 +55,7 @@ module.exports = {
       severity: 'error',
       comment: 'The database handle knows drivers and migrations, not datasets: features register what they need (onDatabaseReady).',
       from: { path: '^lib/db/' },
-      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(db/|telemetry/|config\\.ts|log\\.ts|process-slot\\.ts|errors\\.ts)' },
+      to: { path: '^(lib|app|components|drizzle)/', pathNot: '^lib/(db/|config\\.ts|log\\.ts|process-slot\\.ts|errors\\.ts)' },
     },
     {
       name: 'vocabulary-core-imports-no-app-code',

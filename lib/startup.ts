@@ -18,6 +18,10 @@ async function startServices() {
   const { processSlot } = await import('@/lib/process-slot')
   if (telemetryOn) {
     const { startTelemetry } = await import('@/lib/telemetry/sdk')
+    // Database statements and upstream attempts are measured through lib/log.ts's hook.
+    const { measured } = await import('@/lib/telemetry/telemetry')
+    const { setMeasurer } = await import('@/lib/log')
+    setMeasurer(measured)
     // On SIGTERM/SIGINT, after the in-flight requests: their spans and the last metrics are exported.
     onShutdown(await startTelemetry())
     // server.mjs runs each request in its server span through this.

@@ -17,10 +17,9 @@ import ws from 'ws'
 import { config } from '@/lib/config'
 import { lockDirectory } from '@/lib/db/directory-lock'
 import { ensurePrivateDirectory, tightenContents } from '@/lib/db/private-directory'
-import { log } from '@/lib/log'
+import { log, measure, measuring } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 import { rowsOf, type ResultRow } from '@/lib/db/rows'
-import { measured, SpanKind, telemetryOn } from '@/lib/telemetry/telemetry'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
 // (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
@@ -132,12 +131,12 @@ const DB_METRIC_KEYS = ['db.system.name', 'db.operation.name', 'error.type'] as 
 
 /** A statement in a database client span named by its first keyword (SELECT, INSERT, BEGIN…): never its text or parameters. */
 function tracedStatement<T>(text: string, run: () => Promise<T>): Promise<T> {
-  if (!telemetryOn) return run()
+  if (!measuring()) return run()
   const operation = /^\s*([a-z]+)/i.exec(text)?.[1]?.toUpperCase() ?? 'unknown'
-  return measured(
+  return measure(
     {
       name: operation,
-      kind: SpanKind.CLIENT,
+      kind: 'client',
       attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation },
       metric: { name: 'db.client.operation.duration', description: 'Duration of database statements', keys: DB_METRIC_KEYS },
     },
@@ -152,7 +151,7 @@ function tracedStatement<T>(text: string, run: () => Promise<T>): Promise<T> {
  */
 function traceable(args: unknown[]): boolean {
   const first = args[0] as { submit?: unknown } | undefined
-  return telemetryOn && typeof args[args.length - 1] !== 'function' && typeof first?.submit !== 'function'
+  return measuring() && typeof args[args.length - 1] !== 'function' && typeof first?.submit !== 'function'
 }
 function traceQueries(target: { query: (...args: unknown[]) => unknown }) {
   const query = target.query.bind(target)
@@ -169,7 +168,7 @@ function traceQueries(target: { query: (...args: unknown[]) => unknown }) {
  * the broken client on release.
  */
 function guardClients(pool: GuardedPool, name: string) {
-  if (telemetryOn) traceQueries(pool)
+  if (measuring()) traceQueries(pool)
   pool.on('error', () => {}) // an idle client's error: logged by its own listener below
   pool.on('connect', (client) => {
     let broken = false
@@ -196,7 +195,7 @@ function guardClients(pool: GuardedPool, name: string) {
         throw error
       })
     }
-    if (telemetryOn) traceQueries(client)
+    if (measuring()) traceQueries(client)
   })
 }
 
@@ -306,7 +305,7 @@ async function openPglite(dir: string): Promise<PGlite> {
     // The files of a new database come out 0666 (PGlite's bundle); the ones Postgres creates later are 0600.
     tightenContents(dir)
   }
-  if (telemetryOn) {
+  if (measuring()) {
     // drizzle's statements outside transactions, and exec(); a transaction's own go through `tx` (readOnly below).
     const query = client.query.bind(client)
     const exec = client.exec.bind(client)

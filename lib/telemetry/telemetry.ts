@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type Span } from '@opentelemetry/api'
 import { config, telemetryEnabled } from '@/lib/config'
 import { AppError } from '@/lib/errors'
+import type { MeasuredOperation } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 
 // What the application's code tells OpenTelemetry (the SDK itself: lib/telemetry/sdk.ts). Only the
@@ -67,23 +68,12 @@ export function errorType(error: unknown): string {
   return '_OTHER'
 }
 
-export interface Operation<T> {
-  name: string
-  kind: SpanKind
-  attributes: Attributes
-  /** The duration histogram, its description and the attribute keys it is recorded with. */
-  metric: { name: string; description: string; keys: readonly string[] }
-  /** Attributes learned from the result (a status code). */
-  outcome?: (result: T) => Attributes
-  /** Attributes of a failure; `error.type` defaults to errorType(). */
-  failure?: (error: unknown) => Attributes
-}
-
 /** Runs `fn` in a span of its own (a child of the active one) and records its duration; with telemetry off, just `fn`. */
-export function measured<T>(op: Operation<T>, fn: () => Promise<T>): Promise<T> {
+export function measured<T>(op: MeasuredOperation<T>, fn: () => Promise<T>): Promise<T> {
   if (!telemetryOn) return fn()
   const started = performance.now()
-  return tracer().startActiveSpan(op.name, { kind: op.kind, attributes: op.attributes }, async (span: Span) => {
+  const kind = op.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL
+  return tracer().startActiveSpan(op.name, { kind, attributes: op.attributes }, async (span: Span) => {
     const attributes: Attributes = { ...op.attributes }
     try {
       const result = await fn()

@@ -5,8 +5,7 @@ import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { readCapped } from '@/lib/http/body'
 import { AppError, causeMessage } from '@/lib/errors'
-import { log } from '@/lib/log'
-import { measured, SpanKind, telemetryOn } from '@/lib/telemetry/telemetry'
+import { log, measure, measuring } from '@/lib/log'
 
 // The one outbound HTTP path. Every adapter calls upstreamFetch/upstreamJson, never fetch: a
 // deadline covering headers and body, bounded retries with backoff for idempotent requests on
@@ -97,7 +96,7 @@ const CLIENT_METRIC_KEYS = ['http.request.method', 'server.address', 'server.por
 
 /** One attempt in a client span of its own (a retry is a new span, as the HTTP conventions have it). */
 function tracedAttempt(upstream: string, url: string, req: UpstreamRequest, timeoutMs: number, resend: number): Promise<UpstreamResponse> {
-  if (!telemetryOn) return attempt(upstream, url, req, timeoutMs)
+  if (!measuring()) return attempt(upstream, url, req, timeoutMs)
   const method = (req.method ?? 'GET').toUpperCase()
   let host: URL | undefined
   try {
@@ -106,10 +105,10 @@ function tracedAttempt(upstream: string, url: string, req: UpstreamRequest, time
     // attempt() reports the unusable URL
   }
   const port = host ? Number(host.port || (host.protocol === 'https:' ? 443 : 80)) : undefined
-  return measured(
+  return measure(
     {
       name: method,
-      kind: SpanKind.CLIENT,
+      kind: 'client',
       attributes: {
         'http.request.method': method,
         'url.full': redactedUrl(url),
