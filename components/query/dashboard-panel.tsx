@@ -11,21 +11,17 @@ import { EmptyState } from './states'
 import { TimeseriesChart, type ChartSeries } from './timeseries-chart-client'
 import styles from './query.module.css'
 
-// One panel of a dashboard: a line chart over time, bars for counts (each entry filters by its
-// value), or latency figures.
-export function DashboardPanel({
-  panel,
-  path,
-  state,
-  range,
-  extras,
-}: {
+interface PanelProps {
   panel: Panel
   path: string
   state: ViewState
   range: { from: string; to: string }
   extras?: PanelExtras
-}) {
+}
+
+// One panel of a dashboard: a line chart over time, bars for counts (each entry filters by its
+// value), or latency figures.
+export function DashboardPanel({ panel, path, state, range, extras }: PanelProps) {
   return (
     <section className={`${styles.panel} ${panel.kind === 'timeseries' ? styles.wide : ''}`} aria-label={panel.title} data-testid="panel">
       <h2>{panel.title}</h2>
@@ -53,19 +49,7 @@ export interface PanelExtras {
   overlay?: ChartSeries[]
 }
 
-function PanelBody({
-  panel,
-  path,
-  state,
-  range,
-  extras,
-}: {
-  panel: Panel
-  path: string
-  state: ViewState
-  range: { from: string; to: string }
-  extras?: PanelExtras
-}) {
+function PanelBody({ panel, path, state, range, extras }: PanelProps) {
   const dataset = DATASETS[state.dataset]
   switch (panel.kind) {
     case 'timeseries': {
