@@ -3,6 +3,7 @@ import { DATASETS } from '@/lib/datasets/catalog'
 import type { GroupByResult } from '@/lib/query/schemas'
 import { addClause, valueClause } from '@/lib/view/drilldown'
 import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/view/format'
+import { formatTime } from '@/lib/view/time'
 import { groupableColumns, groupHref, type GroupState } from '@/lib/view/group-state'
 import { viewHref, viewQuery, type ViewState } from '@/lib/view/view-state'
 import { GroupFormClient } from './group-form-client'
@@ -52,6 +53,12 @@ export function GroupByForm({ path, state, group }: { path: string; state: ViewS
 
 type Group = GroupByResult['groups'][number]
 
+/** A first/last-seen time; from the rollup it is the start of the minute or hour that holds it, said with "~" and a "within" note. */
+function seen(at: Group['firstSeen'], zone: string): string {
+  if (!at) return '–'
+  return at.within === 'exact' ? formatTime(at.at, zone) : `~${formatTime(at.at, zone)} (within the ${at.within})`
+}
+
 export function GroupByTable({ result, base, state, group }: { result: GroupByResult; base: string; state: ViewState; group: GroupState }) {
   const dataset = DATASETS[result.dataset]
   const path = `${base}/group`
@@ -78,6 +85,8 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
     ...result.measures.sums
       .filter((s) => !result.omitted.includes(s))
       .map((s) => ({ key: s, title: s, cell: (g: Group) => (bytes.has(s) ? formatBytes(g.sums[s] ?? 0) : formatCount(g.sums[s] ?? 0)) })),
+    { key: 'first_seen', title: 'First seen', cell: (g) => seen(g.firstSeen, state.tz) },
+    { key: 'last_seen', title: 'Last seen', cell: (g) => seen(g.lastSeen, state.tz) },
   ]
   const sortHeader = (key: string, title: string, numeric: boolean) => {
     const active = group.sort === key

@@ -1,5 +1,6 @@
 import Form from 'next/form'
 import { DATASETS } from '@/lib/datasets/catalog'
+import { SEARCH_TEXT_MAX } from '@/lib/view/drilldown'
 import { formatWallTime, UTC } from '@/lib/view/time'
 import { PAGE_SIZES, resolveViewRange, sortParam, viewQuery, type ViewState } from '@/lib/view/view-state'
 import { FilterBox } from './filter-box-client'
@@ -7,7 +8,8 @@ import { RangeFields } from './range-fields-client'
 import styles from './query.module.css'
 
 // A GET form: submitting navigates to the URL of the new state (next/form makes that a client
-// navigation). Tab order follows the reading order: range, rows per page, filter, then Run. The
+// navigation). Tab order follows the reading order: search text, range, rows per page, filter, then
+// Run. Search text is applied as a filter clause and then shown in the filter, so its box starts empty. The
 // form is keyed by the state, so fields show the new state after every navigation.
 export function QueryForm({ action, state, withLimit, hidden }: { action: string; state: ViewState; withLimit: boolean; hidden?: Record<string, string> }) {
   const dataset = DATASETS[state.dataset]
@@ -26,6 +28,21 @@ export function QueryForm({ action, state, withLimit, hidden }: { action: string
       {state.split ? <input type="hidden" name="split" value={state.split} /> : null}
       {state.live ? <input type="hidden" name="live" value="1" /> : null}
       {!withLimit && sortParam(state) ? <input type="hidden" name="sort" value={sortParam(state)} /> : null}
+      {dataset.columns.some((c) => c.type === 'text') ? (
+        <label className={styles.searchField}>
+          Search text
+          <input
+            type="search"
+            name="q"
+            maxLength={SEARCH_TEXT_MAX}
+            placeholder={`in ${dataset.columns.filter((c) => c.type === 'text').length} text columns`}
+            aria-describedby="search-hint"
+          />
+          <span id="search-hint" className={styles.srOnly}>
+            Adds a clause to the filter that matches the text in any text column, case-insensitively.
+          </span>
+        </label>
+      ) : null}
       <RangeFields range={state.range} from={shown(state.from, resolved.dateFrom)} to={shown(state.to, resolved.dateTo)} tz={state.tz} />
       {withLimit ? (
         <label>

@@ -1,6 +1,7 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
 import { AppError } from '@/lib/errors'
+import { parseTimestamp } from '@/lib/db/rows'
 import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { rollupAligned, rollupDimensionFor, rollupRowsSql, rollupSpec } from '@/lib/datasets/storage/rollups'
 import { checkFilter } from '@/lib/query/filter'
@@ -19,6 +20,9 @@ import { groupableColumns } from '@/lib/view/group-state'
 // the rollup keeps. Percentiles per group are not in the rollup (its histogram is of the totals),
 // so they are listed as omitted and read from the rows on request (`rows: true`) or when the sort
 // asks for them.
+//
+// Each group says when it was first and last seen in the range: to the millisecond from the rows,
+// to the minute or hour of its rollup bucket otherwise (the result says which).
 
 export interface GroupMeasures {
   /** What an error is here, as trusted SQL over the dataset's columns, and the rollup column counting it (if any). */
@@ -39,6 +43,13 @@ export const GROUP_MEASURES: Record<DatasetId, GroupMeasures> = {
 }
 
 const id = (name: string) => sql.identifier(name)
+
+/** A first/last-seen time and its precision: a rollup bucket's grain ('row' buckets are minutes at the range's edges), or exact from the rows. */
+function seenAt(value: unknown, grain: unknown): GroupByResult['groups'][number]['firstSeen'] {
+  if (value === null || value === undefined) return null
+  const at = parseTimestamp(value).toISOString()
+  return { at, within: grain === null ? 'exact' : grain === 'hour' ? 'hour' : 'minute' }
+}
 
 /** The sort keys a dataset's groups may be sorted by. */
 export function groupSorts(dataset: DatasetDef): string[] {
@@ -96,6 +107,15 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
       sql`percentile_cont(0.95) WITHIN GROUP (ORDER BY ${id(m.duration)}) AS "p95"`,
     )
   for (const s of sums) measures.push(sql`coalesce(sum(${id(s)}), 0)::bigint AS ${id(s)}`)
+  // First and last seen: exact from the rows; from the rollup, the bucket holding the first and last row and its grain.
+  if (fromRollup)
+    measures.push(
+      sql`min("bucket") AS "first_seen"`,
+      sql`(array_agg("grain" ORDER BY "bucket"))[1] AS "first_grain"`,
+      sql`max("bucket") AS "last_seen"`,
+      sql`(array_agg("grain" ORDER BY "bucket" DESC))[1] AS "last_grain"`,
+    )
+  else measures.push(sql`min(${id(dataset.timeColumn)}) AS "first_seen"`, sql`max(${id(dataset.timeColumn)}) AS "last_seen"`)
   measures.push(sql`(count(*) OVER ())::bigint AS "_groups"`, sql`(sum(${count}) OVER ())::bigint AS "_total"`)
 
   const relation = fromRollup
@@ -140,6 +160,8 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
       p50: m.duration && !fromRollup ? ms(r.p50) : null,
       p95: m.duration && !fromRollup ? ms(r.p95) : null,
       sums: Object.fromEntries(sums.map((s) => [s, Number(r[s] ?? 0)])),
+      firstSeen: seenAt(r.first_seen, fromRollup ? r.first_grain : null),
+      lastSeen: seenAt(r.last_seen, fromRollup ? r.last_grain : null),
     })),
     groupCount: Number(rows[0]?._groups ?? 0),
     total: Number(rows[0]?._total ?? 0),

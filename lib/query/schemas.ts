@@ -395,7 +395,7 @@ export const FacetsResult = z
   .meta({ id: 'FacetsResult' })
 export type FacetsResult = z.infer<typeof FacetsResult>
 
-export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'value'] as const
+export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'first_seen', 'last_seen', 'value'] as const
 
 export const GroupByRequest = z
   .object({
@@ -418,6 +418,11 @@ export const GroupByRequest = z
   .superRefine(checkRange)
   .meta({ id: 'GroupByRequest', description: 'Aggregates of one dataset over a range and filter, grouped by one or two columns.' })
 export type GroupByRequest = z.input<typeof GroupByRequest>
+
+/** When a group was first or last seen in the range: exact from the rows; from the rollup, the start of the minute or hour it fell in. */
+const SeenAt = z
+  .object({ at: z.string(), within: z.enum(['exact', 'minute', 'hour']) })
+  .meta({ description: '`at`: the row time (`exact`) or the start of the minute or hour that holds it (from the rollup).' })
 
 export const GroupByResult = z
   .object({
@@ -444,6 +449,8 @@ export const GroupByResult = z
         p50: z.number().nullable(),
         p95: z.number().nullable(),
         sums: z.record(z.string(), z.number()),
+        firstSeen: SeenAt.nullable(),
+        lastSeen: SeenAt.nullable(),
       }),
     ),
     groupCount: z.number().int().meta({ description: 'Groups in total (before the limit).' }),

@@ -35,3 +35,19 @@ export function addClause(current: string, clause: string): string {
   if (!text) return clause
   return /\bor\b/i.test(text) ? `(${text}) AND ${clause}` : `${text} AND ${clause}`
 }
+
+/** Longest search text: the clause repeats it once per text column and must stay within the filter's length limit. */
+export const SEARCH_TEXT_MAX = 100
+
+/**
+ * Free-text search as a filter clause: `("route" ILIKE '%text%' OR "user_agent" ILIKE '%text%' …)`
+ * over the dataset's text columns, with `%`, `_` and `\` in the text matched literally. Null when the
+ * dataset has no text column or the text is empty.
+ */
+export function searchClause(columns: ReadonlyArray<Pick<ColumnDef, 'name' | 'type'>>, text: string): string | null {
+  const needle = text.trim().slice(0, SEARCH_TEXT_MAX)
+  const texts = columns.filter((c) => c.type === 'text')
+  if (!needle || !texts.length) return null
+  const pattern = quoteText(`%${needle.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`)
+  return `(${texts.map((c) => `${quoteIdent(c.name)} ILIKE ${pattern}`).join(' OR ')})`
+}

@@ -2,12 +2,14 @@ import { z } from 'zod'
 import { DATASETS, DATASET_IDS, type DatasetId } from '@/lib/datasets/catalog'
 import { formatTime, isTimeZone, parseTypedTime, startOfDay, UTC } from '@/lib/view/time'
 import { parseCompareParams, type CompareMode } from '@/lib/view/compare'
+import { addClause, searchClause } from '@/lib/view/drilldown'
 
 // The query pages keep their whole state in the URL (shareable, back button works), datasette
 // style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
 // &cursor=… on a page reached by "Next", which reads rows after the previous page's last one;
 // &sort=-duration_ms sorts by an indexed column, `-` for descending, newest first when absent;
-// &live=1 tails the rows as they are written). Ranges are
+// &live=1 tails the rows as they are written; &q=text searches the text columns, as a clause
+// added to the filter). Ranges are
 // presets relative to now (resolved per request, to the minute) or custom from/to, read in the
 // page's time zone unless they carry an offset. A parameter that cannot be used is replaced by its
 // default and named in a notice, so a mistyped link still opens a working page. The filter is
@@ -132,13 +134,22 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
     desc = sortParam.startsWith('-')
   } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
 
+  // `q`: free text, applied as a visible clause of the filter (so links, saved views and the SQL carry it).
+  let filter = one(sp.filter)
+  const searched = one(sp.q)
+  if (searched) {
+    const clause = searchClause(DATASETS[dataset].columns, searched)
+    if (clause) filter = addClause(filter, clause)
+    else notices.push(`${DATASETS[dataset].label} has no text column to search; “${searched}” was not searched for.`)
+  }
+
   return {
     state: {
       dataset,
       range,
       from: range === 'custom' ? from : '',
       to: range === 'custom' ? to : '',
-      filter: one(sp.filter),
+      filter,
       limit: limit.value,
       offset: offset.value,
       cursor: one(sp.cursor),

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DATASETS, type ColumnDef } from '@/lib/datasets/catalog'
-import { addClause, canFilterBy, valueClause } from '@/lib/view/drilldown'
+import { addClause, canFilterBy, searchClause, SEARCH_TEXT_MAX, valueClause } from '@/lib/view/drilldown'
+import { parseViewState } from '@/lib/view/view-state'
+import { DATASET_IDS } from '@/lib/datasets/catalog'
 import { checkFilterSync, loadFilterParser } from '@/lib/query/filter'
 
 // Click to filter: the clauses a cell or dashboard entry adds, checked by the filter's own
@@ -50,5 +52,27 @@ describe('addClause', () => {
     expect(addClause('status = 500 OR status = 502', '"method" = \'GET\'')).toBe(`(status = 500 OR status = 502) AND "method" = 'GET'`)
     const combined = addClause('status = 500 OR status = 502', '"method" = \'GET\'')
     expect(checkFilterSync(combined, DATASETS.requests).sql).toBe(`(status = 500 OR status = 502) AND method = 'GET'`)
+  })
+})
+
+describe('searchClause', () => {
+  it.each(DATASET_IDS)('%s: an ILIKE over every text column that the filter checker accepts', (dataset) => {
+    const texts = DATASETS[dataset].columns.filter((c) => c.type === 'text').map((c) => c.name)
+    const clause = searchClause(DATASETS[dataset].columns, ` 50%_off\\ o'brien `)
+    if (!texts.length) return expect(clause).toBeNull()
+    expect(clause).toBe(`(${texts.map((c) => `"${c}" ILIKE '%50\\%\\_off\\\\ o''brien%'`).join(' OR ')})`)
+    const checked = checkFilterSync(addClause('true', clause!), DATASETS[dataset])
+    for (const c of texts) expect(checked.sql).toContain(c)
+  })
+
+  it('is nothing for empty text, and cut at its length limit', () => {
+    expect(searchClause(DATASETS.requests.columns, '   ')).toBeNull()
+    expect(searchClause(DATASETS.requests.columns, 'x'.repeat(500))).toContain(`'%${'x'.repeat(SEARCH_TEXT_MAX)}%'`)
+  })
+
+  it('q in a page URL becomes a clause of the filter, kept with the typed one', () => {
+    const { state, notices } = parseViewState({ dataset: 'requests', filter: 'status >= 500', q: 'curl' })
+    expect(notices).toEqual([])
+    expect(state.filter).toBe(`status >= 500 AND ${searchClause(DATASETS.requests.columns, 'curl')}`)
   })
 })

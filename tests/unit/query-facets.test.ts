@@ -8,7 +8,7 @@ import { FACET_SAMPLE_ROWS, facetColumns, runFacets } from '@/lib/query/facets'
 import { runGroupBy } from '@/lib/query/group-by'
 import { writeRequestLog } from '@/lib/request-log/store'
 import { runQuery } from '@/lib/query/service'
-import { addClause, valueClause } from '@/lib/view/drilldown'
+import { addClause, searchClause, valueClause } from '@/lib/view/drilldown'
 import { driverName, openTestDatabase, type TestDatabase } from '@/test-support/query-database'
 import { appError } from '@/test-support/app-error'
 
@@ -310,7 +310,8 @@ describe(`group by (${driverName})`, () => {
       runGroupBy({ dataset: 'sessions', dateFrom: DAY, dateTo: DAY, by: ['protocol'], sort: 'bytes_received', rows: true }),
     ])
     expect([a.source, b.source]).toEqual(['rollup', 'rows'])
-    expect(a.groups).toEqual(b.groups)
+    const measures = (groups: typeof a.groups) => groups.map(({ firstSeen: _f, lastSeen: _l, ...g }) => g)
+    expect(measures(a.groups)).toEqual(measures(b.groups))
     for (const g of a.groups) {
       const rows = SESSIONS.filter((s) => s.protocol === g.values[0])
       expect(g.count).toBe(rows.length)
@@ -325,6 +326,53 @@ describe(`group by (${driverName})`, () => {
       ['udp', 'TLSv1.3'],
     ])
     for (const g of two.groups) expect(g.count).toBe(SESSIONS.filter((s) => s.protocol === g.values[0] && s.clientTlsVersion === g.values[1]).length)
+  })
+
+  it('says when each group was first and last seen: exactly from the rows, within the bucket from the rollup, and sorts by it', async () => {
+    const expected = routeGroups()
+    const first = (rows: Row[]) => Math.min(...rows.map((x) => x.time.getTime()))
+    const last = (rows: Row[]) => Math.max(...rows.map((x) => x.time.getTime()))
+    const exact = await runGroupBy({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['route'], rows: true, sort: 'first_seen', order: 'asc' })
+    expect(exact.source).toBe('rows')
+    for (const g of exact.groups) {
+      const rows = expected.get(g.values[0] as string)!
+      expect(g.firstSeen).toEqual({ at: new Date(first(rows)).toISOString(), within: 'exact' })
+      expect(g.lastSeen).toEqual({ at: new Date(last(rows)).toISOString(), within: 'exact' })
+    }
+    expect(exact.groups.map((g) => g.firstSeen!.at)).toEqual(exact.groups.map((g) => g.firstSeen!.at).sort())
+
+    // Whole-day range: hour rows of the rollup; the true time lies inside the bucket the answer names.
+    const byStatus = await runGroupBy({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['status'], sort: 'last_seen' })
+    expect(byStatus.source).toBe('rollup')
+    const grainMs = { minute: 60_000, hour: 3_600_000 } as const
+    for (const g of byStatus.groups) {
+      const rows = ROWS.filter((x) => x.status === g.values[0])
+      for (const [seen, truth] of [
+        [g.firstSeen!, first(rows)],
+        [g.lastSeen!, last(rows)],
+      ] as const) {
+        expect(seen.within).not.toBe('exact')
+        const at = Date.parse(seen.at)
+        expect(truth).toBeGreaterThanOrEqual(at)
+        expect(truth).toBeLessThan(at + grainMs[seen.within as 'minute' | 'hour'])
+      }
+    }
+    expect(byStatus.groups.map((g) => g.lastSeen!.at)).toEqual(
+      byStatus.groups
+        .map((g) => g.lastSeen!.at)
+        .sort()
+        .reverse(),
+    )
+  })
+
+  it('free-text search counts exactly the rows with the text in any text column, in any case', async () => {
+    for (const text of ['A/R3', 'ua-5', 'fc-59', '%']) {
+      const filter = searchClause(DATASETS.requests.columns, text)!
+      const expected = ROWS.filter((x) =>
+        [x.requestId, x.method, x.route, x.country, x.userAgent, x.mcpTool].some((v) => v?.toLowerCase().includes(text.toLowerCase())),
+      )
+      expect((await runQuery({ dataset: 'requests', dateFrom: DAY, dateTo: DAY, filter, limit: 1 })).count, text).toBe(expected.length)
+    }
   })
 
   it('refuses columns and sorts the dataset does not have', async () => {
