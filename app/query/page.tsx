@@ -1,6 +1,7 @@
 import { after } from 'next/server'
 import type { Metadata } from 'next'
 import { CompareControls } from '@/components/query/compare-controls'
+import { ContextRows } from '@/components/query/context-rows'
 import { WithFacets } from '@/components/query/facets'
 import { Histogram } from '@/components/query/histogram'
 import { LiveTail } from '@/components/query/live-tail-client'
@@ -12,6 +13,8 @@ import type { Identity } from '@/lib/access/policy'
 import { config } from '@/lib/config'
 import { AppError } from '@/lib/errors'
 import { runChartData, type ChartData } from '@/lib/query/compare'
+import { runContext } from '@/lib/query/context'
+import type { ContextResult } from '@/lib/query/schemas'
 import { ownerOf, queryAs, recordRun } from '@/lib/saved-views/views'
 import { DATASETS } from '@/lib/datasets/catalog'
 import { demoRowsOf, runQuery, type QueryResult } from '@/lib/query/service'
@@ -33,6 +36,8 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
     <QueryPageShell page="query" {...ctx}>
       {!ctx.access.ok ? null : ctx.state.live ? (
         <Live base={ctx.base} state={ctx.state} />
+      ) : ctx.state.around ? (
+        <Around base={ctx.base} state={ctx.state} identity={ctx.access.identity} />
       ) : (
         <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} exactFacets={exactFacets} />
       )}
@@ -56,6 +61,18 @@ function Live({ base, state }: { base: string; state: ViewState }) {
       rowsHref={viewHref(path, state, { live: false })}
     />
   )
+}
+
+// Rows in context (around=<row key>): the rows just newer and older than one row; the range does not apply.
+async function Around({ base, state, identity }: { base: string; state: ViewState; identity: Identity }) {
+  let result: ContextResult
+  try {
+    result = await queryAs(identity, () => runContext({ dataset: state.dataset, at: state.around!, filter: state.filter || undefined }))
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    return <ErrorState title="The rows around this row were not read" message={error.message} />
+  }
+  return <ContextRows result={result} path={base || '/'} state={state} />
 }
 
 async function Results({ base, state, identity, exactFacets }: { base: string; state: ViewState; identity: Identity; exactFacets: boolean }) {

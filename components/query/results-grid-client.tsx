@@ -25,6 +25,10 @@ interface GridProps {
   firstRow: number
   /** Columns the rows can be sorted by (indexed ones): their headers are links. */
   sortColumns: string[]
+  /** Each row's key (the query API's `keys`): the row detail then links to the rows around it. */
+  keys?: string[]
+  /** The row the page is about (rows in context): marked, and its detail says so. */
+  current?: number | null
 }
 
 const NUMERIC = new Set(['integer', 'bigint', 'number'])
@@ -48,15 +52,17 @@ function exact(column: GridColumn, value: CellValue): string {
 // The page of rows. A click on a cell adds `column = value` to the filter (Alt/Option-click adds
 // `!=`; Ctrl/⌘-click opens that in a new tab); selecting text to copy it does not. Each row opens a
 // detail dialog with every field in full, to copy or filter by.
-export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sortColumns }: GridProps) {
+export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sortColumns, keys, current }: GridProps) {
   const router = useRouter()
   const dialog = useRef<HTMLDialogElement>(null)
   // The row shown in the dialog, kept as it was opened: a live tail adds rows above it meanwhile.
-  const [open, setOpen] = useState<{ row: Row; number: number } | null>(null)
+  const [open, setOpen] = useState<{ row: Row; number: number; key?: string } | null>(null)
   const [copied, setCopied] = useState<string | null>(null)
 
   const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) =>
     viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
+  // Rows around one row: under the page's filter, or only those sharing one of its values.
+  const aroundHref = (key: string, filter: string) => viewHref(path, state, { around: key, filter, offset: 0, live: false })
 
   function onCellClick(e: React.MouseEvent<HTMLTableSectionElement>) {
     const cell = (e.target as HTMLElement).closest('td[data-filterable]')
@@ -70,7 +76,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
   }
 
   function show(i: number) {
-    setOpen({ row: rows[i], number: firstRow + i })
+    setOpen({ row: rows[i], number: firstRow + i, key: keys?.[i] })
     setCopied(null)
     dialog.current?.showModal()
   }
@@ -98,7 +104,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
           </thead>
           <tbody onClick={onCellClick}>
             {rows.map((row, i) => (
-              <tr key={i} data-row={i}>
+              <tr key={i} data-row={i} className={i === current ? styles.currentRow : undefined} aria-current={i === current ? 'true' : undefined}>
                 <td>
                   <button
                     type="button"
@@ -142,6 +148,17 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
                 Close
               </button>
             </div>
+            {open?.key ? (
+              <p className={styles.dialogLinks}>
+                <Link href={aroundHref(open.key, state.filter)} onClick={() => dialog.current?.close()} data-testid="around-link">
+                  Rows around this one
+                </Link>
+                <span className={styles.hint}>
+                  {' '}
+                  (the rows just before and after it{state.filter ? ', under this filter' : ''}; ↔ Around below keeps only one field’s value)
+                </span>
+              </p>
+            ) : null}
             <dl className={styles.fields}>
               {fields.map((c) => {
                 const v = detail[c.name]
@@ -165,6 +182,15 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
                             <Link href={filterHref(c, v, '!=')} onClick={() => dialog.current?.close()} aria-label={`≠ Exclude this ${c.name}`}>
                               ≠ Exclude
                             </Link>
+                            {open?.key ? (
+                              <Link
+                                href={aroundHref(open.key, valueClause(c, v, '='))}
+                                onClick={() => dialog.current?.close()}
+                                aria-label={`Rows around this one with the same ${c.name}`}
+                              >
+                                ↔ Around
+                              </Link>
+                            ) : null}
                           </>
                         ) : null}
                       </span>

@@ -81,6 +81,7 @@ export function ResultsTable({ result, path, state, exportHref, exportMaxRows }:
           columns={fields.filter((c) => shown.has(c.name))}
           fields={fields}
           rows={result.rows}
+          keys={result.keys}
           path={path}
           state={state}
           firstRow={first}

@@ -62,6 +62,9 @@ function checkRange(v: { dateFrom: string; dateTo: string }, ctx: z.RefinementCt
     ctx.addIssue({ code: 'custom', path: ['dateTo'], message: `range is longer than ${max} days (QUERY_MAX_RANGE_DAYS)` })
 }
 
+/** A row's place in (time, id) order, to the microsecond: what `nextCursor` and `keys` hold. */
+const RowKey = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/, 'must be a row key returned by an earlier page (nextCursor or keys)')
+
 export const QueryRequest = z
   .object({
     ...rangeFields,
@@ -73,14 +76,10 @@ export const QueryRequest = z
       .max(Number.MAX_SAFE_INTEGER)
       .default(0)
       .meta({ description: 'Rows to skip (paging); with a cursor, the position of the page’s first row, for display.' }),
-    cursor: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/, 'must be a nextCursor returned by an earlier page')
-      .optional()
-      .meta({
-        description:
-          'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep. Only with a sort by the time column.',
-      }),
+    cursor: RowKey.optional().meta({
+      description:
+        'Keyset paging: the nextCursor of the previous page; rows come after it in (time, id) order, at the cost of page 1 however deep. Only with a sort by the time column.',
+    }),
     sort: z
       .string()
       .max(64)
@@ -135,6 +134,7 @@ export const QueryResult = z
     dataset: z.enum(DATASET_IDS),
     columns: z.array(z.string()).meta({ description: 'Column names, in row order.' }),
     rows: z.array(z.record(z.string(), Value)).meta({ description: 'The page of rows, newest first. Timestamps are ISO 8601 UTC strings.' }),
+    keys: z.array(z.string()).meta({ description: 'Each row’s key (its time to the microsecond and id), in row order: `at` of POST /query/api/context.' }),
     count: z.number().int().meta({
       description:
         'Rows matching the range and filter in total (not only this page): exact up to QUERY_EXACT_COUNT_LIMIT or when read from the rollup, else the planner’s estimate (countExact false).',
@@ -156,6 +156,47 @@ export const QueryResult = z
   })
   .meta({ id: 'QueryResult' })
 export type QueryResult = z.infer<typeof QueryResult>
+
+export const CONTEXT_ROWS_MAX = 100
+
+export const ContextRequest = z
+  .object({
+    dataset: rangeFields.dataset,
+    at: RowKey.meta({ description: 'The row to show in context: one of `keys` of a page of rows.' }),
+    filter: rangeFields.filter,
+    rows: z
+      .number()
+      .int()
+      .min(1)
+      .max(CONTEXT_ROWS_MAX)
+      .default(10)
+      .meta({ description: `Rows on each side of it, 1 to ${CONTEXT_ROWS_MAX}: that many newer and that many older (fewer at either end).` }),
+  })
+  .strict()
+  .meta({ id: 'ContextRequest', description: 'The rows just before and after one row in (time, id) order, optionally only those matching a filter.' })
+export type ContextRequest = z.input<typeof ContextRequest>
+
+export const ContextResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    at: z.string(),
+    columns: z.array(z.string()),
+    rows: z.array(z.record(z.string(), Value)).meta({ description: 'Newer rows, the row itself, then older rows: newest first, as on a page.' }),
+    keys: z.array(z.string()),
+    anchor: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Index of the row itself in `rows`; null when it is gone (retention) or does not match the filter.' }),
+    newer: z.number().int().meta({ description: 'Rows newer than it returned.' }),
+    older: z.number().int().meta({ description: 'Rows older than it returned.' }),
+    window: z.object({ from: z.string(), to: z.string() }).meta({ description: 'How far the search reached on each side (QUERY_MAX_RANGE_DAYS).' }),
+    filter: z.string().nullable(),
+    sql: z.array(Statement).meta({ description: 'The two statements: newer rows, then the row and older ones.' }),
+    elapsedMs: z.number(),
+  })
+  .meta({ id: 'ContextResult' })
+export type ContextResult = z.infer<typeof ContextResult>
 
 const PanelStatement = Statement.meta({ description: 'The statement this panel ran, with its parameters.' })
 const PanelSource = z.enum(['rollup', 'rows']).meta({

@@ -114,8 +114,8 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
       ? sql` AND ${time} <= ${after.time}::timestamptz AND (${time}, "id") < (${after.time}::timestamptz, ${after.id}::bigint)`
       : sql` AND ${time} >= ${after.time}::timestamptz AND (${time}, "id") > (${after.time}::timestamptz, ${after.id}::bigint)`
   const page = after ? sql`LIMIT ${req.limit}` : sql`LIMIT ${req.limit} OFFSET ${req.offset}`
-  // "id" and the time in microseconds make the next page's cursor; they are not returned as columns.
-  const rowsSql = sql`SELECT ${selectList(dataset)}, "id" AS "_id", (extract(epoch FROM ${time}) * 1000000)::bigint AS "_cursor_us" FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${order.sql} ${page}`
+  // "id" and the time in microseconds make each row's key (and the next page's cursor); they are not returned as columns.
+  const rowsSql = sql`SELECT ${selectList(dataset)}, ${rowKeyColumns(dataset)} FROM ${id(dataset.table)} WHERE ${where}${keyset} ORDER BY ${order.sql} ${page}`
 
   const started = performance.now()
   const [rows, count] = await readOnly(opts, (session) =>
@@ -127,13 +127,14 @@ export async function runQuery(input: QueryRequest, opts: ExecOptions = {}): Pro
     dataset: req.dataset,
     columns: dataset.columns.map((c) => c.name),
     rows: rows.map((r) => normaliseRow(dataset, r)),
+    keys: rows.map(rowKey),
     count: count.value,
     countExact: count.exact,
     limit: req.limit,
     offset: req.offset,
     // Sorted by another column, a page continues by offset: a keyset over (column, time, id) would
     // need a cursor per column type and NULL handling, and the offset of a sorted index scan is cheap enough.
-    nextCursor: more && last && order.byTime ? cursorOf(last) : null,
+    nextCursor: more && last && order.byTime ? rowKey(last) : null,
     sort: { column: order.column, order: order.desc ? 'desc' : 'asc' },
     range: { from: from.toISOString(), to: to.toISOString() },
     filter: filter.sql,
@@ -207,15 +208,18 @@ async function countMatching(session: ReadOnlySession, { dataset, from, to, filt
 
 const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~(\d{1,19})$/
 
-/** `2026-01-10T12:00:00.000500Z~1234`: the (time, id) of the last row of a page, to microseconds. */
-function cursorOf(row: ResultRow): string {
+/**
+ * `2026-01-10T12:00:00.000500Z~1234`: a row's (time, id) to the microsecond, from the `_id` and
+ * `_cursor_us` its statement selected (rowKeyColumns): the next page's cursor, and a row's key.
+ */
+export function rowKey(row: ResultRow): string {
   const us = BigInt(String(row._cursor_us))
   const ms = us >= 0n ? us / 1000n : -((-us + 999n) / 1000n)
   const micros = String(us - ms * 1000n).padStart(3, '0')
   return `${new Date(Number(ms)).toISOString().replace('Z', `${micros}Z`)}~${String(row._id)}`
 }
 
-function parseCursor(cursor: string): { time: string; id: string } {
+export function parseCursor(cursor: string): { time: string; id: string } {
   const m = CURSOR.exec(cursor)
   if (!m) throw new AppError('invalid_input', 'cursor: not a cursor returned as nextCursor')
   return { time: m[1], id: m[2] }
@@ -454,6 +458,11 @@ export function whereSql(dataset: DatasetDef, from: Date, to: Date, filter: stri
 }
 
 const filterClause = (filter: string | null) => (filter ? sql` WHERE (${sql.raw(filter)})` : sql``)
+
+/** The columns rowKey() reads: "id" and the time in microseconds. */
+export function rowKeyColumns(dataset: DatasetDef): SQL {
+  return sql`"id" AS "_id", (extract(epoch FROM ${id(dataset.timeColumn)}) * 1000000)::bigint AS "_cursor_us"`
+}
 
 export function selectList(dataset: DatasetDef): SQL {
   return sql.join(

@@ -8,7 +8,7 @@ import { addClause, searchClause } from '@/lib/view/drilldown'
 // style: ?dataset=dns&range=24h&filter=…&limit=100&offset=200&cols=a,b&tz=Europe/Berlin (and
 // &cursor=… on a page reached by "Next", which reads rows after the previous page's last one;
 // &sort=-duration_ms sorts by an indexed column, `-` for descending, newest first when absent;
-// &live=1 tails the rows as they are written; &q=text searches the text columns, as a clause
+// &live=1 tails the rows as they are written; &around=<row key> shows the rows around one row; &q=text searches the text columns, as a clause
 // added to the filter). Ranges are
 // presets relative to now (resolved per request, to the minute) or custom from/to, read in the
 // page's time zone unless they carry an offset. A parameter that cannot be used is replaced by its
@@ -59,7 +59,12 @@ export interface ViewState {
   split?: string
   /** Live tail (`live=1`): the rows page shows rows as they are written instead of a range. */
   live?: boolean
+  /** Rows in context (`around=<row key>`): the rows page shows the rows just newer and older than that row; the range does not apply. */
+  around?: string
 }
+
+/** A row's key as the query API gives it (`keys`, `nextCursor`): its time to the microsecond and its id. */
+const ROW_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/
 
 export type SearchParams = Record<string, string | string[] | undefined>
 
@@ -134,6 +139,12 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
     desc = sortParam.startsWith('-')
   } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
 
+  let around = one(sp.around)
+  if (around && !ROW_KEY.test(around)) {
+    notices.push(`“${around}” is not a row of this dataset; showing the range instead of rows around it.`)
+    around = ''
+  }
+
   // `q`: free text, applied as a visible clause of the filter (so links, saved views and the SQL carry it).
   let filter = one(sp.filter)
   const searched = one(sp.q)
@@ -159,6 +170,7 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
       desc,
       ...compare.state,
       ...(one(sp.live) === '1' ? { live: true } : {}),
+      ...(around ? { around } : {}),
     },
     notices: [...notices, ...limit.notices, ...offset.notices, ...compare.notices],
   }
@@ -280,7 +292,9 @@ export function rangeRequest(state: ViewState, now = new Date()) {
  * one page of one query: any change drops it unless the change sets it.
  */
 export function viewHref(path: string, state: ViewState, changes: Partial<ViewState> = {}): string {
-  return `${path}?${viewQuery({ ...state, cursor: Object.keys(changes).length ? '' : state.cursor, ...changes })}`
+  // A row key belongs to one dataset: another dataset drops it too.
+  const around = changes.dataset && changes.dataset !== state.dataset ? undefined : state.around
+  return `${path}?${viewQuery({ ...state, around, cursor: Object.keys(changes).length ? '' : state.cursor, ...changes })}`
 }
 
 /** The query string of a state (what a saved view stores). */
@@ -301,6 +315,7 @@ export function viewQuery(s: ViewState): string {
   if (s.compare) q.set('compare', s.compare)
   if (s.split) q.set('split', s.split)
   if (s.live) q.set('live', '1')
+  if (s.around) q.set('around', s.around)
   return q.toString()
 }
 
