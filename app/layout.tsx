@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import { connection } from 'next/server'
+import { HydratedMark } from '@/components/hydrated-mark-client'
 import './globals.css'
 
 export const metadata: Metadata = {
@@ -14,7 +15,10 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   await connection()
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        {children}
+        <HydratedMark />
+      </body>
     </html>
   )
 }

@@ -5,7 +5,8 @@
 // the rollup (no sequential scan of dataset rows):
 // - POST /query/api/facets, no filter: every column from the rollup;
 // - POST /query/api/facets, a filter the rollup cannot answer: the newest 10,000 matching rows;
-// - POST /query/api/group-by by route (from the rollup), and by route and status (from the rows).
+// - POST /query/api/group-by by route (from the rollup), and by route and status (from the rows);
+// - POST /query/api/context: the 10 rows each side of a row, unfiltered and with one field's value.
 // `npm run bench query-facets` (after a build).
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
@@ -22,6 +23,18 @@ const RUNS = 7
 interface Statement {
   text: string
   params: unknown[]
+}
+
+/** The 95th percentile of `runs` sequential timings, ms. */
+async function p95Ms(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await fn()
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return Math.round(times[Math.ceil(0.95 * runs) - 1] * 10) / 10
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -86,7 +99,7 @@ async function run(): Promise<BenchRow[]> {
           statements: (r) => (r.statements as Array<{ sql: Statement }>).map((s) => s.sql),
         },
         {
-          name: 'POST /query/api/group-by route (30 days) [goal ≤ 300 ms, ≤ 0.5x]',
+          name: 'POST /query/api/group-by route, with first/last seen (30 days) [goal ≤ 300 ms, ≤ 0.5x]',
           path: '/query/api/group-by',
           body: { ...range, by: ['route'] },
           describe: (r) => `from the ${r.source}; ${r.groupCount} groups`,
@@ -100,6 +113,21 @@ async function run(): Promise<BenchRow[]> {
           statements: (r) => [r.sql as Statement],
         },
       ]
+      // Rows in context around a row in the middle of the range, with and without one field's value as the filter.
+      const page = (await post('/query/api/query', { ...range, limit: 500, offset: 20_000 })) as { keys: string[]; rows: Array<Record<string, unknown>> }
+      const anchor = { key: page.keys[250], clientIp: page.rows[250].client_ip, route: page.rows[250].route }
+      for (const [label, filter] of [
+        ['no filter', undefined],
+        [`the same route`, `"route" = '${String(anchor.route)}'`],
+        [`the same client`, `"client_ip" = '${String(anchor.clientIp)}'`],
+      ] as const)
+        cases.push({
+          name: `POST /query/api/context, 10 rows each side, ${label} [goal p95 ≤ 150 ms]`,
+          path: '/query/api/context',
+          body: { dataset: 'requests', at: anchor.key, rows: 10, ...(filter ? { filter } : {}) },
+          describe: (r) => `${String(r.newer)} newer, ${String(r.older)} older`,
+          statements: (r) => r.sql as Statement[],
+        })
       for (const c of cases) {
         // A case the statement timeout cancels (the rows of a large range) is reported, not fatal.
         const first = (await post(c.path, c.body).catch((error: Error) => error)) as Record<string, unknown> | Error
@@ -110,6 +138,7 @@ async function run(): Promise<BenchRow[]> {
         const scans = (await Promise.all(c.statements(first).map(explain))).flat()
         await post(c.path, c.body)
         const [value, baseline] = await pairedMedians(RUNS, () => post(c.path, c.body), rawCount)
+        const p95 = c.path === '/query/api/context' ? await p95Ms(20, () => post(c.path, c.body)) : null
         rows.push({
           group,
           name: c.name,
@@ -117,7 +146,7 @@ async function run(): Promise<BenchRow[]> {
           unit: 'ms',
           baseline,
           baselineName: `one raw count(*) of ${total.toLocaleString('en')} rows, 30 days via pg`,
-          note: `${c.describe(first)}; ${scans.length ? `sequential scans: ${[...new Set(scans)].join(', ')}` : 'EXPLAIN: an index or the rollup'}`,
+          note: `${c.describe(first)}${p95 === null ? '' : `; p95 of 20: ${p95} ms`}; ${scans.length ? `sequential scans: ${[...new Set(scans)].join(', ')}` : 'EXPLAIN: an index or the rollup'}`,
         })
       }
     } finally {

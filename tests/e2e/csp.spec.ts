@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 
 // The Content Security Policy in Chromium: every page works under it (the landing page, Scalar's
 // reference, the query pages with their uPlot charts) and the browser reports no violation, in the

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 test('the landing page says what the service is and links its surfaces', async ({ page }) => {
   await page.goto('/')

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 
 // axe-core over every query page, light and dark: no violation of serious or critical impact.
 // Plus the dark scheme's primary button and active tabs, measured directly: white text on the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 // A saved view's alert condition, set, shown, changed and removed from the saved-views page with
 // the keyboard for the first one, and the page with its open condition form passes axe in light and dark (no serious or critical

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Compare with an earlier window and split by a column, on the rows page and the dashboard, at

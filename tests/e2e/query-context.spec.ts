@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Free-text search, first/last seen per group and rows in context, checked against 40 gateway HTTP
@@ -81,7 +81,7 @@ for (const [width, height] of [
         await expect(context).toContainText(`Rows around the row at ${utc(newestFirst[at].time)}`)
         await expect(page.getByTestId('context-newer')).toHaveText('10')
         await expect(page.getByTestId('context-older')).toHaveText('10')
-        expect(await requestIds(page)).toEqual(newestFirst.slice(at - 10, at + 11).map((r) => r.requestId))
+        await expect.poll(() => requestIds(page)).toEqual(newestFirst.slice(at - 10, at + 11).map((r) => r.requestId))
         const marked = page.getByTestId('rows').locator('tbody tr[aria-current="true"]')
         await expect(marked).toHaveCount(1)
         await expect(marked.locator('td[data-col="request_id"]')).toHaveText(newestFirst[at].requestId)
@@ -91,10 +91,11 @@ for (const [width, height] of [
         // The same row's context with its host only.
         await page.getByRole('button', { name: 'Details of row 11', exact: true }).click()
         await page.getByRole('link', { name: 'Rows around this one with the same http_host' }).click()
+        await expect(page).toHaveURL(/filter=%22http_host%22/)
         const sameHost = newestFirst.filter((r) => r.host === newestFirst[at].host)
         const i = sameHost.indexOf(newestFirst[at])
         await expect(page.getByTestId('context-older')).toHaveText(String(Math.min(10, sameHost.length - 1 - i)))
-        expect(await requestIds(page)).toEqual(sameHost.slice(Math.max(0, i - 10), i + 11).map((r) => r.requestId))
+        await expect.poll(() => requestIds(page)).toEqual(sameHost.slice(Math.max(0, i - 10), i + 11).map((r) => r.requestId))
         await page.getByTestId('context-back').click()
         await expect(page).not.toHaveURL(/around=/)
         await expect(page.getByTestId('row-count')).toBeVisible()

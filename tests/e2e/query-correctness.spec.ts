@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 // Correctness of the query pages' URL state: what the form shows is what runs, and a link with a
 // malformed parameter still opens the page.

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 
 // What an operator needs during an incident: a link to the exact window on screen (and a saved
 // view pinned to it), focus that stays where the run started, approximate figures and partial

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Facets beside the rows and the group-by page, checked against rows this run writes: a Logpush

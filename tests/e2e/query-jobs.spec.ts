@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 // The scheduled jobs' history in the query application (demo rows seeded before the server
 // started, see playwright.config.ts): the grade and status changes of the platform domains, and

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { expect, test, type APIRequestContext, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Live tail on the rows page, fed the way real rows arrive: Logpush batches of gateway HTTP rows

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { expect, test, type APIRequestContext, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // The numbers the query pages show, checked against numbers known without the application.

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 import { E2E_OPERATOR_KEY } from './operator-key'
 
 // Refusals and unknown addresses get a page in the application's style that says what happened,

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 
 // The rows page as people use it: row detail, click to filter, columns, keyboard, time zones,
 // titles and layout. Over the demo rows seeded before the server started, as the local operator.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 // Saved views and history as the local operator (another identity's views are tested through the
 // API with real tokens: tests/integration/query-saved.test.ts).

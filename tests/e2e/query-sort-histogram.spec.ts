@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './fixtures'
 
 // Sorting the rows (column headers with aria-sort, the Sort by control, the SQL shown, paging) and
 // the histogram above them (dragging narrows the range; the table under it does the same from the

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures'
 
 // The query application in Chromium, over the demo rows seeded before the server started (see
 // playwright.config.ts), as the local operator.

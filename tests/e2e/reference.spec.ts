@@ -1,5 +1,5 @@
 import { AxeBuilder } from '@axe-core/playwright'
-import { expect, test, type Page, type Route } from '@playwright/test'
+import { expect, test, type Page, type Route } from './fixtures'
 
 // The landing page and the API reference in Chromium: links into the reference, the MCP client
 // instructions, the server-rendered outline before Scalar has loaded, a console without warnings,

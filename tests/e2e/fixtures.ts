@@ -1,0 +1,31 @@
+import { test as base, type Page } from '@playwright/test'
+
+export { expect } from '@playwright/test'
+export type { APIRequestContext, Page, Route } from '@playwright/test'
+
+// The pages' test: `page.goto` and `page.reload` return once React has hydrated the page (the root
+// layout marks <html data-hydrated>), so a click reaches the component's handler rather than the
+// browser's default (a form submitted natively, a button with no effect). A response that is not an
+// App Router page (JSON, a download, the API reference's own HTML) has nothing to wait for.
+
+async function hydrated(page: Page) {
+  await page.waitForFunction(() => !('__next_f' in self) || document.documentElement.hasAttribute('data-hydrated'))
+}
+
+export const test = base.extend({
+  page: async ({ page }, use) => {
+    const goto = page.goto.bind(page)
+    const reload = page.reload.bind(page)
+    page.goto = async (...args) => {
+      const response = await goto(...args)
+      await hydrated(page)
+      return response
+    }
+    page.reload = async (...args) => {
+      const response = await reload(...args)
+      await hydrated(page)
+      return response
+    }
+    await use(page)
+  },
+})
