@@ -13,7 +13,7 @@ async function hydrated(page: Page) {
 }
 
 export const test = base.extend({
-  page: async ({ page }, use) => {
+  page: async ({ page }, provide) => {
     const goto = page.goto.bind(page)
     const reload = page.reload.bind(page)
     page.goto = async (...args) => {
@@ -26,6 +26,6 @@ export const test = base.extend({
       await hydrated(page)
       return response
     }
-    await use(page)
+    await provide(page)
   },
 })
