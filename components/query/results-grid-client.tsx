@@ -32,6 +32,9 @@ interface GridProps {
 }
 
 const NUMERIC = new Set(['integer', 'bigint', 'number'])
+/** Datasets this service writes about itself: their rows link to the API requests of their moment. */
+const SELF_DATASETS = new Set(['job_runs', 'alerts', 'domain_checks'])
+const MOMENT_MARGIN_MS = 5 * 60_000
 /** Past this many characters a text wraps in its cell (an error message, a summary) instead of being cut off. */
 const LONG_TEXT = 48
 const isLong = (v: CellValue) => typeof v === 'string' && v.length > LONG_TEXT
@@ -61,6 +64,26 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
 
   const filterHref = (column: GridColumn, value: CellValue, op: FilterOp) =>
     viewHref(path, state, { filter: addClause(state.filter, valueClause(column, value, op)), offset: 0 })
+  // The API requests of a row's moment, for rows this service writes about itself (a job run, an
+  // alert, a domain check): from 5 minutes before its first time to 5 minutes after its last.
+  const momentHref = (row: Row) => {
+    if (!SELF_DATASETS.has(state.dataset)) return null
+    const times = fields.filter((c) => c.type === 'timestamp' && row[c.name] !== null).map((c) => Date.parse(String(row[c.name])))
+    if (!times.length) return null
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    return viewHref(path, state, {
+      dataset: 'requests',
+      range: 'custom',
+      from: iso(Math.min(...times) - MOMENT_MARGIN_MS),
+      to: iso(Math.max(...times) + MOMENT_MARGIN_MS),
+      filter: '',
+      columns: [],
+      sort: '',
+      desc: true,
+      offset: 0,
+      live: false,
+    })
+  }
   // Rows around one row: under the page's filter, or only those sharing one of its values.
   const aroundHref = (key: string, filter: string) => viewHref(path, state, { around: key, filter, offset: 0, live: false })
 
@@ -148,6 +171,14 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
                 Close
               </button>
             </div>
+            {momentHref(detail) ? (
+              <p className={styles.dialogLinks}>
+                <Link href={momentHref(detail)!} onClick={() => dialog.current?.close()} data-testid="moment-link">
+                  API requests at that moment
+                </Link>
+                <span className={styles.hint}> (from 5 minutes before to 5 minutes after this row’s times)</span>
+              </p>
+            ) : null}
             {open?.key ? (
               <p className={styles.dialogLinks}>
                 <Link href={aroundHref(open.key, state.filter)} onClick={() => dialog.current?.close()} data-testid="around-link">

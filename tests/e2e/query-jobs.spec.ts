@@ -43,3 +43,16 @@ test('job runs: runs by outcome over time, and the failed runs with their error'
   const errors = await page.locator(`tbody tr td:nth-child(${headers.indexOf('error') + 1})`).allTextContents()
   expect(errors.every((e) => e.length > 0)).toBe(true)
 })
+
+test('a job run links to the API requests of its moment: 5 minutes before it started to 5 minutes after it ended', async ({ page }) => {
+  await page.goto('/query?dataset=job_runs&range=7d&filter=ended_at IS NOT NULL')
+  await page.getByRole('button', { name: 'Details of row 1', exact: true }).click()
+  const started = Date.parse((await page.locator('code[data-field="started_at"]').textContent())!)
+  const ended = Date.parse((await page.locator('code[data-field="ended_at"]').textContent())!)
+  await page.getByTestId('moment-link').click()
+  await expect(page).toHaveURL(/dataset=requests&range=custom/)
+  const url = new URL(page.url())
+  expect(Date.parse(url.searchParams.get('from')!)).toBe(Math.floor((started - 5 * 60_000) / 1000) * 1000)
+  expect(Date.parse(url.searchParams.get('to')!)).toBe(Math.floor((ended + 5 * 60_000) / 1000) * 1000)
+  await expect(page.getByTestId('row-count')).toBeVisible()
+})
