@@ -2,7 +2,7 @@
 
 import type { ViewState } from '@/lib/view/view-state'
 import { useNarrowOnSelect } from './narrow-on-select'
-import { TimeseriesChart, type ChartSeries } from './timeseries-chart-client'
+import { TimeseriesChart, type ChartMarker, type ChartSeries } from './timeseries-chart-client'
 
 interface HistogramChartProps {
   buckets: string[]
@@ -18,11 +18,13 @@ interface HistogramChartProps {
   overlay?: ChartSeries[]
   /** Now, when the range ends after it: the rest is shaded as not yet happened. */
   partialFrom?: number
+  /** Change points, marked on the chart. */
+  markers?: ChartMarker[]
 }
 
 // The histogram above the rows: dragging across it (or, on a touch screen, dragging or tapping a
 // bar) narrows the range to the buckets under the drag (a custom from/to in the page's zone, so the URL and the form show it) and runs the query again.
-export function HistogramChart({ buckets, values, bucketSeconds, range, path, state, partialFrom, series, overlay }: HistogramChartProps) {
+export function HistogramChart({ buckets, values, bucketSeconds, range, path, state, partialFrom, series, overlay, markers }: HistogramChartProps) {
   const onSelect = useNarrowOnSelect(path, state, bucketSeconds, range)
   return (
     <TimeseriesChart
@@ -36,6 +38,7 @@ export function HistogramChart({ buckets, values, bucketSeconds, range, path, st
       xRange={[Date.parse(range.from), Date.parse(range.to)]}
       onSelect={onSelect}
       partialFrom={partialFrom}
+      markers={markers}
       testId="histogram-chart"
     />
   )

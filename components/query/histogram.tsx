@@ -1,5 +1,6 @@
 import { renderTime } from '@/lib/view/exact-window'
 import Link from 'next/link'
+import { changePoints, type ChangeKind } from '@/lib/view/change-points'
 import { formatCount } from '@/lib/view/format'
 import type { ChartData } from '@/lib/query/compare'
 import type { HistogramResult } from '@/lib/query/service'
@@ -9,11 +10,14 @@ import { chartExtras, ChartLegendNote } from './chart-extras'
 import { HistogramChart } from './histogram-chart-client'
 import styles from './query.module.css'
 
+const MARK: Record<ChangeKind, string> = { spike: '▲', dip: '▼', 'step up': '↗', 'step down': '↘' }
+
 const bucketText = (s: number) => (s % 86_400 === 0 ? `${s / 86_400} d` : s % 3600 === 0 ? `${s / 3600} h` : `${s / 60} min`)
 
 // Rows per time bucket for the rows page's range and filter, above the rows. The chart narrows the
 // range by dragging; the table under it is the same data as text, each bucket a link that narrows
-// the range to it (the keyboard's way to do what the drag does).
+// the range to it (the keyboard's way to do what the drag does). Spikes, dips and steps of the
+// series are marked on the chart and listed under it, each a link to its bucket.
 export function Histogram({
   histogram,
   path,
@@ -28,6 +32,9 @@ export function Histogram({
   const now = renderTime()
   const partial = now < Date.parse(histogram.range.to)
   const lastStart = Date.parse(histogram.buckets[histogram.buckets.length - 1] ?? histogram.range.from)
+  // Change points of the complete buckets (a partial last bucket would read as a dip).
+  const changes = changePoints(partial ? values.slice(0, -1) : values).map((c) => ({ ...c, start: Date.parse(histogram.buckets[c.index]) }))
+  const markers = changes.map((c) => ({ at: c.start + step / 2, label: MARK[c.kind] }))
   const narrowTo = (start: number) =>
     viewHref(path, state, {
       range: 'custom',
@@ -57,8 +64,24 @@ export function Histogram({
         path={path}
         state={state}
         partialFrom={partial ? now : undefined}
+        markers={markers}
         {...chartExtras({ split, compare })}
       />
+      {changes.length ? (
+        <p className={styles.hint} data-testid="change-points">
+          Change points:{' '}
+          {changes.map((c, i) => (
+            <span key={c.index} data-testid="change-point" data-kind={c.kind}>
+              {i ? ' · ' : ''}
+              {MARK[c.kind]} {c.kind} at{' '}
+              <Link href={narrowTo(c.start)} aria-label={`Narrow to the ${c.kind} at ${formatTime(c.start, state.tz)}`}>
+                {formatTime(c.start, state.tz)}
+              </Link>{' '}
+              ({formatCount(Math.round(c.value))} rows{c.kind.startsWith('step') ? ' a bucket from there' : ''}, usually {formatCount(Math.round(c.expected))})
+            </span>
+          ))}
+        </p>
+      ) : null}
       <ChartLegendNote split={split} compare={compare} tz={state.tz} />
       <details className={styles.histogramTable}>
         <summary>

@@ -53,6 +53,15 @@ interface ChartProps {
   stacked?: boolean
   /** Dashed lines over the chart: an earlier window's series, bucket for bucket. */
   overlay?: ChartSeries[]
+  /** Instants marked with a vertical line and a short label (change points, alert firings). */
+  markers?: ChartMarker[]
+}
+
+export interface ChartMarker {
+  /** Where, in ms (the middle of a bucket for a bucket's event). */
+  at: number
+  /** A few characters drawn at the top of the line: ▲ spike, ▼ dip… */
+  label: string
 }
 
 // uPlot draws on a canvas, so this is the one leaf of the dashboard that needs the browser. Axis
@@ -70,6 +79,7 @@ export function TimeseriesChart({
   testId = 'timeseries-chart',
   stacked,
   overlay,
+  markers,
 }: ChartProps) {
   const el = useRef<HTMLDivElement>(null)
   const [xFrom, xTo] = xRange ?? [null, null]
@@ -117,7 +127,10 @@ export function TimeseriesChart({
         },
         hooks: {
           // The part of the range after now (a partial last bucket) is shaded and labelled.
-          ...(partialFrom !== undefined ? { draw: [(u: uPlot) => shadePartial(u, partialFrom / 1000)] } : {}),
+          draw: [
+            ...(partialFrom !== undefined ? [(u: uPlot) => shadePartial(u, partialFrom / 1000)] : []),
+            ...(markers?.length ? [(u: uPlot) => drawMarkers(u, markers, getComputedStyle(node).color)] : []),
+          ],
           ...(onSelect
             ? {
                 setSelect: [
@@ -152,8 +165,31 @@ export function TimeseriesChart({
       resize.disconnect()
       plot.destroy()
     }
-  }, [buckets, series, unit, tz, bars, xFrom, xTo, onSelect, partialFrom, overlay, stacked])
+  }, [buckets, series, unit, tz, bars, xFrom, xTo, onSelect, partialFrom, overlay, stacked, markers])
   return <div ref={el} role="img" aria-label={title} data-testid={testId} />
+}
+
+/** A dashed vertical line per marker, its label at the top. */
+function drawMarkers(u: uPlot, markers: ChartMarker[], color: string) {
+  const ctx = u.ctx
+  ctx.save()
+  ctx.strokeStyle = color
+  ctx.fillStyle = color
+  ctx.lineWidth = devicePixelRatio
+  ctx.setLineDash([3 * devicePixelRatio, 3 * devicePixelRatio])
+  ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'top'
+  for (const m of markers) {
+    const x = Math.round(u.valToPos(m.at / 1000, 'x', true))
+    if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue
+    ctx.beginPath()
+    ctx.moveTo(x, u.bbox.top + 14 * devicePixelRatio)
+    ctx.lineTo(x, u.bbox.top + u.bbox.height)
+    ctx.stroke()
+    ctx.fillText(m.label, x, u.bbox.top)
+  }
+  ctx.restore()
 }
 
 /** Shades [from, end of the x scale) (seconds): the part of the range that has not happened yet. */

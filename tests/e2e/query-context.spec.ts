@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
-// Free-text search, first/last seen per group and rows in context, checked against 40 gateway HTTP
+// Free-text search, first/last seen per group, rows in context and change points, checked against 40 gateway HTTP
 // rows this run writes through Logpush, two hosts of their own taking turns. Expected rows, times
 // and neighbours are computed here from those rows. Driven at 1440 px and 390 px, light and dark,
 // with axe. Screenshots go to test-results/context/.
@@ -135,5 +135,39 @@ test.describe('search and first/last seen', () => {
     }
     await page.screenshot({ path: `${SHOTS}/group-seen-1440.png`, fullPage: true })
     await axe(page)
+  })
+})
+
+test.describe('change points', () => {
+  test.use({ viewport: { width: 1440, height: 900 } })
+  // One row in each 10-minute bucket for 16 hours, and 30 more in one bucket 6 hours ago: a spike there.
+  const SLOT = 10 * MINUTE
+  const POLICY_SPIKE = `spike-${RUN}`
+  const first = Math.floor(Date.now() / SLOT) * SLOT - 16 * 60 * MINUTE
+  const spikeAt = Math.floor(Date.now() / SLOT) * SLOT - 6 * 60 * MINUTE
+  const times = [...Array.from({ length: 96 }, (_, i) => first + i * SLOT + 5 * MINUTE), ...Array.from({ length: 30 }, (_, i) => spikeAt + 60_000 + i * 15_000)]
+
+  test('a spike in the rows per bucket is marked on the histogram and listed, and its link narrows to it', async ({ page, playwright }) => {
+    const request = await playwright.request.newContext({ baseURL: BASE_URL })
+    const batch = times.map((t, i) =>
+      JSON.stringify({ Datetime: new Date(t).toISOString(), Action: 'allow', HTTPHost: HOSTS[0], PolicyName: POLICY_SPIKE, RequestID: `${RUN}-spike-${i}` }),
+    )
+    const res = await request.post('/query/ingest/http', {
+      headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
+      data: batch.join('\n'),
+    })
+    expect(res.status(), await res.text()).toBe(200)
+    await request.dispose()
+
+    await page.goto(`/query?dataset=http&range=24h&filter=${encodeURIComponent(`policy_name = '${POLICY_SPIKE}'`)}`)
+    await expect(page.getByTestId('histogram-total')).toHaveText(String(times.length))
+    const points = page.getByTestId('change-point')
+    await expect(points).toHaveCount(1)
+    await expect(points).toHaveAttribute('data-kind', 'spike')
+    await expect(points).toContainText(`▲ spike at ${utc(spikeAt)} (31 rows, usually 1)`)
+    await page.getByTestId('histogram').screenshot({ path: `${SHOTS}/change-points-1440.png` })
+    await axe(page)
+    await points.getByRole('link').click()
+    await expect(page.getByTestId('row-count')).toHaveText('Rows 1–31 of 31')
   })
 })
