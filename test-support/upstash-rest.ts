@@ -31,6 +31,10 @@ export interface UpstashRest {
   port: number
   /** Commands forwarded so far, by lower-case name: answered, and answered with an error. */
   counts(): { ok: Record<string, number>; failed: Record<string, number> }
+  /** Stops answering: requests are read and held, never answered (the store hangs). */
+  hang(): void
+  /** Answers again; the connections held meanwhile are dropped, as a restarted store's would be. */
+  resume(): void
   /** Closes the listener and every open connection (the store is gone for the app), then Redis. */
   stop(): Promise<void>
 }
@@ -55,6 +59,8 @@ export async function startUpstashRest({ redisUrl, port = 0, token = randomBytes
   const ok: Record<string, number> = {}
   const failed: Record<string, number> = {}
   const strippedSha = new Map<string, string>()
+  let hanging = false
+  const held = new Set<IncomingMessage>()
 
   /**
    * The command as Redis takes it: arguments as strings, the Upstash-only script flag dropped, the
@@ -116,6 +122,7 @@ export async function startUpstashRest({ redisUrl, port = 0, token = randomBytes
     }
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'Unauthorized' })
     if (req.method !== 'POST') return send(405, { error: 'Method not allowed' })
+    if (hanging) return void held.add(req)
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     let body: unknown
@@ -165,6 +172,12 @@ export async function startUpstashRest({ redisUrl, port = 0, token = randomBytes
     token,
     port: bound,
     counts: () => ({ ok: { ...ok }, failed: { ...failed } }),
+    hang: () => void (hanging = true),
+    resume: () => {
+      hanging = false
+      for (const req of held) req.socket.destroy()
+      held.clear()
+    },
     stop: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

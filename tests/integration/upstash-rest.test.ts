@@ -278,4 +278,27 @@ describe('two instances on the Upstash REST store (KV_REST_API_URL, no REDIS_URL
       expect(await redis.get(key)).toBe('101')
     },
   )
+
+  it('answers while the REST store hangs: the limiter gives up after RATE_LIMIT_TIMEOUT_MS and counts in memory', { timeout: 120_000 }, async () => {
+    await atWindowStart(240)
+    front.hang()
+    const started = Date.now()
+    const answered = await burst(4, '203.0.113.72', () => 1, 4)
+    // Each waited for the store's deadline (5 s here, 200 ms by default), not for the store.
+    expect(answered.map((a) => [a.status, a.remaining])).toEqual(Array.from({ length: 4 }, () => [200, expect.any(Number)]))
+    expect(Date.now() - started).toBeLessThan(30_000)
+    await expect
+      .poll(() => apps[1].logs())
+      .toMatch(/rate-limit store unavailable; this request limited by the in-memory count","reason":"timed out after 5000 ms"/)
+    const down = await health(apps[1])
+    expect(down.body.status).toBe('degraded')
+    expect(down.body.checks.rateLimitStore).toMatchObject({ status: 'down', breaker: { state: 'open' } })
+
+    front.resume()
+    await expect.poll(async () => (await health(apps[1])).body.checks.rateLimitStore.status, { timeout: 20_000, interval: 250 }).toBe('ok')
+    const [resumed] = await burst(1, '203.0.113.72', () => 1, 1)
+    // The store never counted the four it did not answer: the app sends each command once
+    // (lib/redis.ts), not again when the connection it waited on drops.
+    expect(resumed).toMatchObject({ status: 200, remaining: 499 })
+  })
 })
