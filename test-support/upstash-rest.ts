@@ -31,7 +31,7 @@ export interface UpstashRest {
   port: number
   /** Commands forwarded so far, by lower-case name: answered, and answered with an error. */
   counts(): { ok: Record<string, number>; failed: Record<string, number> }
-  /** Stops answering: requests are read and held, never answered (the store hangs). */
+  /** Stops answering: requests are accepted and held, never answered (the store hangs). */
   hang(): void
   /** Answers again; the connections held meanwhile are dropped, as a restarted store's would be. */
   resume(): void
