@@ -71,7 +71,10 @@ export function createRedis(c: Config): RedisHandle | null {
       url: c.UPSTASH_REDIS_REST_URL ?? c.KV_REST_API_URL!,
       token: c.UPSTASH_REDIS_REST_TOKEN ?? c.KV_REST_API_TOKEN!,
       enableTelemetry: false,
-      retry: false,
+      // One attempt per command. `retry: false` still makes two (the SDK loops attempts + 1
+      // times), so a request abandoned at its deadline was sent again once its socket failed and
+      // counted late, after the client had been answered from the in-memory count.
+      retry: { retries: 0 },
     })
     return {
       kind,
