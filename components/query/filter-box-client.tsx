@@ -1,57 +1,62 @@
 'use client'
 
 import { useId, useRef, useState } from 'react'
+import { completionsAt, type Completion, type ColumnHint, type Option, type Value, type ValueHints } from '@/lib/view/filter-completion'
 import styles from './query.module.css'
 
-export interface ColumnHint {
-  name: string
-  type: string
+/** Where the filter box asks for the top values of the page's range (POST /query/api/facets). */
+export interface ValuesSource {
+  api: string
+  body: { dataset: string; dateFrom: string; dateTo: string }
 }
 
-const MAX_SUGGESTIONS = 8
-const WORD_BEFORE_CARET = /[A-Za-z_][A-Za-z0-9_]*$/
-
-interface Completion {
-  start: number
-  end: number
-  options: ColumnHint[]
-}
-
-/** Columns that complete the word being typed at the caret (outside quoted text). */
-export function completionsAt(text: string, caret: number, columns: ColumnHint[]): Completion | null {
-  const before = text.slice(0, caret)
-  // Inside a string literal: an odd number of quotes before the caret.
-  if ((before.match(/'/g)?.length ?? 0) % 2 === 1) return null
-  const word = WORD_BEFORE_CARET.exec(before)?.[0]
-  if (!word) return null
-  const end = caret + (/^[A-Za-z0-9_]*/.exec(text.slice(caret))?.[0].length ?? 0)
-  const lower = word.toLowerCase()
-  const starts = columns.filter((c) => c.name.startsWith(lower))
-  const contains = columns.filter((c) => !c.name.startsWith(lower) && c.name.includes(lower))
-  const options = [...starts, ...contains].filter((c) => c.name !== text.slice(caret - word.length, end)).slice(0, MAX_SUGGESTIONS)
-  return options.length ? { start: caret - word.length, end, options } : null
-}
-
-// The filter box: column names complete as you type (arrow keys, Enter or Tab to take one, Escape
-// to close), and Ctrl+Enter (⌘+Enter) runs the query. A plain textarea with a listbox beside it,
-// wired up with aria-activedescendant, rather than an editor.
-export function FilterBox({ defaultValue, placeholder, columns }: { defaultValue: string; placeholder: string; columns: ColumnHint[] }) {
+// The filter box: column names complete as you type, and after `column = ` the column's most
+// frequent values in the page's range (arrow keys, Enter or Tab to take one, Escape to close);
+// Ctrl+Enter (⌘+Enter) runs the query. A plain textarea with a listbox beside it, wired up with
+// aria-activedescendant, rather than an editor. The values are asked for once, when the box is first
+// focused, from the facets of the range (the rollup's columns; exact or from the newest rows).
+export function FilterBox({
+  defaultValue,
+  placeholder,
+  columns,
+  valuesSource,
+}: {
+  defaultValue: string
+  placeholder: string
+  columns: ColumnHint[]
+  valuesSource?: ValuesSource
+}) {
   const ref = useRef<HTMLTextAreaElement>(null)
   const listId = useId()
   const [completion, setCompletion] = useState<Completion | null>(null)
   const [active, setActive] = useState(0)
+  const values = useRef<ValueHints>({})
+  const asked = useRef(false)
+
+  function loadValues() {
+    if (!valuesSource || asked.current) return
+    asked.current = true
+    fetch(valuesSource.api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...valuesSource.body, values: 20 }) })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((result: { facets: Array<{ column: string; values: Array<{ value: Value; count: number }> }> } | null) => {
+        if (!result) return
+        values.current = Object.fromEntries(result.facets.map((f) => [f.column, f.values]))
+        if (document.activeElement === ref.current) refresh()
+      })
+      .catch(() => {}) // completion is a help: without values the box still takes any filter
+  }
 
   function refresh() {
     const el = ref.current
     if (!el) return
-    setCompletion(el.selectionStart === el.selectionEnd ? completionsAt(el.value, el.selectionStart, columns) : null)
+    setCompletion(el.selectionStart === el.selectionEnd ? completionsAt(el.value, el.selectionStart, columns, values.current) : null)
     setActive(0)
   }
 
-  function accept(option: ColumnHint) {
+  function accept(option: Option) {
     const el = ref.current
     if (!el || !completion) return
-    el.setRangeText(option.name, completion.start, completion.end, 'end')
+    el.setRangeText(option.insert, completion.start, completion.end, 'end')
     setCompletion(null)
     el.focus()
   }
@@ -97,13 +102,14 @@ export function FilterBox({ defaultValue, placeholder, columns }: { defaultValue
           onClick={refresh}
           onKeyDown={onKeyDown}
           onKeyUp={(e) => (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End' ? refresh() : undefined)}
+          onFocus={loadValues}
           onBlur={() => setCompletion(null)}
         />
         {open ? (
-          <ul className={styles.suggestions} id={listId} role="listbox" aria-label="Columns">
+          <ul className={styles.suggestions} id={listId} role="listbox" aria-label={completion.of === 'columns' ? 'Columns' : `Values of ${completion.of}`}>
             {completion.options.map((o, i) => (
               <li
-                key={o.name}
+                key={o.label}
                 id={`${listId}-${i}`}
                 role="option"
                 aria-selected={i === active}
@@ -112,19 +118,19 @@ export function FilterBox({ defaultValue, placeholder, columns }: { defaultValue
                   accept(o)
                 }}
               >
-                {o.name}
-                <span>{o.type}</span>
+                {o.label}
+                <span>{o.note}</span>
               </li>
             ))}
           </ul>
         ) : null}
       </div>
       <span id={`${listId}-hint`} className={styles.hint}>
-        Column names complete as you type (↑ ↓, Enter or Tab). <kbd>Ctrl</kbd>+<kbd>Enter</kbd> runs the query. Comparisons, LIKE/ILIKE, IN, IS [NOT] NULL,
-        BETWEEN, AND/OR/NOT, casts and a few functions are allowed.
+        Column names, and after <code>column =</code> its frequent values, complete as you type (↑ ↓, Enter or Tab). <kbd>Ctrl</kbd>+<kbd>Enter</kbd> runs the
+        query. Comparisons, LIKE/ILIKE, IN, IS [NOT] NULL, BETWEEN, AND/OR/NOT, casts and a few functions are allowed.
       </span>
       <span aria-live="polite" className={styles.srOnly}>
-        {open ? `${completion.options.length} column${completion.options.length > 1 ? 's' : ''} suggested` : ''}
+        {open ? `${completion.options.length} ${completion.of === 'columns' ? 'column' : 'value'}${completion.options.length > 1 ? 's' : ''} suggested` : ''}
       </span>
     </div>
   )

@@ -11,7 +11,20 @@ import styles from './query.module.css'
 // navigation). Tab order follows the reading order: search text, range, rows per page, filter, then
 // Run. Search text is applied as a filter clause and then shown in the filter, so its box starts empty. The
 // form is keyed by the state, so fields show the new state after every navigation.
-export function QueryForm({ action, state, withLimit, hidden }: { action: string; state: ViewState; withLimit: boolean; hidden?: Record<string, string> }) {
+export function QueryForm({
+  action,
+  valuesApi,
+  state,
+  withLimit,
+  hidden,
+}: {
+  action: string
+  /** POST /query/api/facets: the filter box completes values from the range's facets. */
+  valuesApi: string
+  state: ViewState
+  withLimit: boolean
+  hidden?: Record<string, string>
+}) {
   const dataset = DATASETS[state.dataset]
   const resolved = resolveViewRange(state)
   const shown = (typed: string, iso: string) => (state.range === 'custom' ? typed : formatWallTime(Date.parse(iso), state.tz))
@@ -84,6 +97,7 @@ export function QueryForm({ action, state, withLimit, hidden }: { action: string
         defaultValue={state.filter}
         placeholder={`e.g. ${dataset.quickFilters[0]?.filter ?? ''}`}
         columns={dataset.columns.map((c) => ({ name: c.name, type: c.type }))}
+        valuesSource={{ api: valuesApi, body: { dataset: state.dataset, ...resolved } }}
       />
       <div className={styles.runRow}>
         <button type="submit">Run</button>

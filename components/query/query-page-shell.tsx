@@ -62,7 +62,7 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
         <Notices notices={notices} />
         <QueryControls runKey={viewQuery(state)} summary={controlsSummary(state)} collapsed={hasView}>
           <DatasetPicker path={path} state={state} />
-          <QueryForm action={path} state={state} withLimit={page === 'query'} hidden={formHidden} />
+          <QueryForm action={path} valuesApi={`${base}/api/facets`} state={state} withLimit={page === 'query'} hidden={formHidden} />
           <QuickFilters path={path} state={state} dataset={getDataset(state.dataset)} />
           {page === 'group' ? null : (
             <SaveView

@@ -118,6 +118,20 @@ test.describe('search and first/last seen', () => {
     await axe(page)
   })
 
+  test("the filter completes a column's frequent values after `column =`, from the keyboard", async ({ page }) => {
+    await page.goto('/query?dataset=requests&range=7d')
+    const filter = page.getByLabel('Filter (SQL WHERE fragment)')
+    await filter.focus()
+    await page.keyboard.type("method = 'ge")
+    const list = page.getByRole('listbox', { name: 'Values of method' })
+    await expect(list.getByRole('option').first()).toHaveText(/^GET[\d,]+ rows$/)
+    await page.keyboard.press('Enter')
+    await expect(filter).toHaveValue("method = 'GET'")
+    await expect(list).toBeHidden()
+    await page.keyboard.press('Control+Enter')
+    await expect(page).toHaveURL(/filter=method/)
+  })
+
   test('group by host: first and last seen of each, exact from the rows', async ({ page }) => {
     await page.goto(`/query/group?dataset=http&range=24h&filter=${encodeURIComponent(FILTER)}&by=http_host&rows=1&gsort=first_seen`)
     await expect(page.getByTestId('group-source')).toHaveText('the rows')
