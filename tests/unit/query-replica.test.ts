@@ -174,6 +174,21 @@ describe('a replica that cannot be reached', () => {
     }
   }, 60_000)
 
+  it('a Neon host in QUERY_DATABASE_URL reads through the Neon driver (a Neon read replica), as DATABASE_URL would', async () => {
+    // Both pools connect on first use: nothing needs to answer here.
+    const database = await createDatabase({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/app`,
+      QUERY_DATABASE_URL: 'postgres://app:pw@ep-quiet-1234-ro.eu-central-1.aws.neon.tech/app',
+      PGLITE_DIR: 'memory://',
+    })
+    try {
+      expect(database.driver).toBe('node-postgres')
+      expect(database.replica).toMatchObject({ driver: 'neon-serverless', target: 'ep-quiet-1234-ro.eu-central-1.aws.neon.tech/app' })
+    } finally {
+      await database.close()
+    }
+  })
+
   it('without QUERY_DATABASE_URL there is no replica', async () => {
     // node-postgres connects on first use: nothing needs to answer here.
     const database = await createDatabase({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/app`, PGLITE_DIR: 'memory://' })
