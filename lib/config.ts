@@ -167,6 +167,17 @@ const EnvSchema = z.object({
     z.array(z.string().regex(/^([^@\s,]+@|@)[^@\s,]+\.[^@\s,]+$/, 'each entry must be an address (ana@example.com) or a domain (@example.com)')),
   ),
   DATABASE_URL: optionalString,
+  /**
+   * Where the query role reads (a read replica of DATABASE_URL, or a Neon read replica compute):
+   * rows, counts, facets, group-by, dashboards, exports and the live tail. Writes, saved views,
+   * history, jobs, ingest, the request log and migrations stay on DATABASE_URL. Unset: DATABASE_URL.
+   */
+  QUERY_DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL (postgres://user:pass@host:port/db)' }).optional(),
+  ),
+  /** Query pages say how far behind the data is once the replica's lag passes this many seconds. */
+  QUERY_REPLICA_LAG_NOTE_S: int(5, 0, 86_400),
   PGLITE_DIR: z.string().default('.data/pglite'),
   QUERY_MAX_RANGE_DAYS: int(31, 1, 3660),
   QUERY_STATEMENT_TIMEOUT_MS: int(5000, 100, 120_000),
@@ -259,6 +270,12 @@ const CheckedEnvSchema = EnvSchema.superRefine((c, ctx) => {
       path: ['TRUSTED_PROXIES'],
       message:
         'TRUSTED_PROXIES is set but TRUSTED_IP_HEADER is not: name the header those proxies set (x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip).',
+    })
+  if (c.QUERY_DATABASE_URL && !c.DATABASE_URL)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['QUERY_DATABASE_URL'],
+      message: 'QUERY_DATABASE_URL is set but DATABASE_URL is not: the query replica is a copy of the Postgres at DATABASE_URL, which the writes need.',
     })
 })
 

@@ -76,3 +76,15 @@ export function causeMessage(error: unknown): string {
   const inner = innerError(error)
   return inner instanceof Error ? inner.message : String(inner)
 }
+
+/**
+ * Whether a database error means the server could not be reached or dropped the connection, rather
+ * than refusing a statement: a socket error (ECONNREFUSED, ETIMEDOUT…), SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shut down, crashed, not accepting connections yet), or the
+ * driver's own words for a connection that ended or never opened.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = codedCause(error)?.code
+  if (code) return /^E[A-Z]+$/.test(code) || code.startsWith('08') || /^57P0[123]$/.test(code)
+  return causeChain(error).some((e) => /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((e as Error).message)))
+}

@@ -68,7 +68,9 @@ async function startServices() {
   ).flatMap(([name, set]) => (set ? [name] : []))
   const store = rateLimitStoreKind(config)
   processSlot<() => unknown>('startup-summary').set(() => ({
-    database: config.DATABASE_URL ? describeTarget(config) : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
+    database: config.DATABASE_URL
+      ? `${describeTarget(config)}${config.QUERY_DATABASE_URL ? `; queries read the replica ${describeTarget({ ...config, DATABASE_URL: config.QUERY_DATABASE_URL })} (QUERY_DATABASE_URL)` : ''}`
+      : `${describeTarget(config)} (embedded PGlite; set DATABASE_URL for a Postgres server)`,
     rateLimit: store === 'memory' ? 'in memory, this process only (set REDIS_URL or Upstash for several instances)' : store,
     secrets,
     access: accessMode(config).kind,
@@ -115,7 +117,11 @@ async function startServices() {
   })
   try {
     const database = await getReadyDatabase()
-    log.info('database ready', { driver: database.driver, target: describeTarget(config) })
+    log.info('database ready', {
+      driver: database.driver,
+      target: describeTarget(config),
+      ...(database.replica ? { queryReplica: `${database.replica.driver} ${database.replica.target}` } : {}),
+    })
   } catch (error) {
     log.error('database unavailable at start-up; migrations will be retried on first use', {
       target: describeTarget(config),

@@ -4,6 +4,19 @@ export interface Facts {
   chromium?: { path: string; override: boolean; present: boolean }
   postgres?: { url: string; override: boolean; state: ServiceState; detail?: string; installed: boolean; version?: string }
   redis?: { url: string; override: boolean; state: ServiceState; detail?: string; installed: boolean }
+  replica?: ReplicaFacts
+}
+export interface ReplicaFacts {
+  url: string
+  override: boolean
+  state: 'ok' | 'not-streaming' | 'not-replica' | 'down' | 'error'
+  detail?: string
+  dir: string
+  dirState: 'absent' | 'valid' | 'broken'
+  version?: string
+  binDir?: string
+  primary: { host: string; port: number; local: boolean }
+  replication: 'ok' | 'refused' | 'error'
 }
 export type Step =
   | { kind: 'apt-update' }
@@ -12,6 +25,10 @@ export type Step =
   | { kind: 'start-postgres'; version?: string }
   | { kind: 'start-redis' }
   | { kind: 'create-databases'; url: string; names: string[] }
+  | { kind: 'trust-replication-loopback'; version: string }
+  | { kind: 'stop-replica'; dir: string; binDir: string }
+  | { kind: 'make-replica'; dir: string; binDir: string; primary: { host: string; port: number } }
+  | { kind: 'start-replica'; dir: string; binDir: string; port: number; url: string; primary: { host: string; port: number } }
 export interface Problem {
   what: string
   commands: string[]
@@ -20,6 +37,7 @@ export interface Needs {
   chromium: boolean
   postgres: boolean
   redis: boolean
+  replica: boolean
 }
 export interface Machine {
   probe(env: Record<string, string | undefined>, needs: Needs): Promise<Facts>
@@ -29,6 +47,12 @@ export declare const DEFAULT_CHROMIUM: string
 export declare const DEFAULT_DATABASE_URL: string
 export declare const DEFAULT_REDIS_URL: string
 export declare const DEFAULT_DATABASES: string[]
+export declare const DEFAULT_REPLICA_PORT: number
+export declare const REPLICA_DIR: string
+export declare function replicaUrl(env?: Record<string, string | undefined>): string
+export declare function probeReplica(url: string, options?: { waitMs?: number }): Promise<{ state: ReplicaFacts['state']; detail?: string }>
+export declare function stopReplica(dir: string, binDir: string): void
+export declare function startReplica(dir: string, binDir: string, port: number): void
 export declare function planProvisioning(facts: Facts): { steps: Step[]; problems: Problem[] }
 export declare function formatProblems(problems: Problem[]): string
 export declare function needsOf(stageNames: string[]): Needs

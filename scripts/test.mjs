@@ -6,7 +6,8 @@
 // `npm test -- unit e2e` runs only the named stages (and provisions only what they need).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { needsOf, provision } from './provision.mjs'
+import path from 'node:path'
+import { needsOf, provision, REPLICA_DIR, replicaUrl } from './provision.mjs'
 
 const OUT = '.test-results'
 rmSync(OUT, { recursive: true, force: true })
@@ -76,6 +77,19 @@ const stages = [
     'tests/integration/query-app.test.ts',
     'tests/integration/jobs.test.ts',
   ]),
+  // The query role on a streaming replica of that Postgres (provisioned in .cache/pg-replica on
+  // 127.0.0.1:5433, or TEST_REPLICA_URL): reads through it, its lag on the pages with replay
+  // paused, and the 503 while it is stopped (the provisioned one only; else a closed port).
+  vitest(
+    'integration',
+    'integration-replica',
+    {
+      TEST_DATABASE_URL: testDatabaseUrl,
+      TEST_REPLICA_URL: replicaUrl(process.env),
+      ...(process.env.TEST_REPLICA_URL ? {} : { TEST_REPLICA_DIR: path.resolve(REPLICA_DIR) }),
+    },
+    ['tests/integration/query-replica.test.ts'],
+  ),
   // The unit project again on Node 22, 24 and 26, and the integration project against the build
   // served by 26 (scripts/node-lines.mjs: each line from the npm registry, cached in .cache/node/;
   // NODE_LINES_INTEGRATION picks the integration lines), whichever Node runs this script.

@@ -9,6 +9,7 @@ import { QueryForm } from './query-form'
 import { QueryHeader } from './query-header'
 import { QuickFilters } from './quick-filters'
 import { Refused } from './refused'
+import { ReplicaLagNote } from './replica-lag-note'
 import { SaveView } from './save-view-client'
 import { ExactWindowLink } from './exact-window-client'
 import { QueryControls } from './query-controls-client'
@@ -34,8 +35,8 @@ interface ShellProps {
 }
 
 // What the rows and dashboard pages share: header, dataset picker, form, quick filters and the
-// save form, the notices about the URL, and the refused and loading states around the part that
-// queries.
+// save form, the notices about the URL and the replica's lag, and the refused and loading states
+// around the part that queries.
 export function QueryPageShell({ page, base, access, state, notices, requestId, hasView = true, children, formHidden, confirmRun }: ShellProps) {
   const path = page === 'query' ? base || '/' : `${base}/${page}`
   // The range pinned to what it means now, for links and saved views that must not move on.
@@ -60,6 +61,10 @@ export function QueryPageShell({ page, base, access, state, notices, requestId, 
       />
       <main id="main">
         <Notices notices={notices} />
+        {/* Streamed in: the page never waits for the replica's lag. */}
+        <Suspense fallback={null}>
+          <ReplicaLagNote />
+        </Suspense>
         <QueryControls runKey={viewQuery(state)} summary={controlsSummary(state)} collapsed={hasView}>
           <DatasetPicker path={path} state={state} />
           <QueryForm action={path} valuesApi={`${base}/api/facets`} state={state} withLimit={page === 'query'} hidden={formHidden} />

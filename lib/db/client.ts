@@ -20,11 +20,16 @@ import { ensurePrivateDirectory, tightenContents } from '@/lib/db/private-direct
 import { log, measure, measuring } from '@/lib/log'
 import { processSlot } from '@/lib/process-slot'
 import { rowsOf, type ResultRow } from '@/lib/db/rows'
+import { causeMessage } from '@/lib/errors'
+import { cachedFor, LAG_CACHE_MS, markReplicaFailure, readLag, REPLICA_LAG_SQL, type ReplicaLag } from '@/lib/db/replica'
 
 // One schema, three drivers, chosen by configuration: a Neon host → @neondatabase/serverless
 // (WebSocket Pool, interactive transactions); any other postgres:// URL → node-postgres; no URL →
 // PGlite (Postgres in WASM) in PGLITE_DIR. Application code stays on the query builder and
 // `execute()`, whose results carry `.rows` with every one of these drivers.
+//
+// With QUERY_DATABASE_URL, readOnly() (the query role's reads) goes to that server instead, a read
+// replica, through the driver its URL selects by the same rule; everything else stays on DATABASE_URL.
 
 export type Driver = 'neon-serverless' | 'node-postgres' | 'pglite'
 export type Db = PgDatabase<PgQueryResultHKT>
@@ -32,7 +37,16 @@ export type Db = PgDatabase<PgQueryResultHKT>
 /** The role every query-application statement runs as: it can only SELECT the dataset tables. */
 export const QUERY_ROLE = 'query_ro'
 
-export type { ResultRow }
+export type { ResultRow, ReplicaLag }
+
+/** The read replica behind readOnly() (QUERY_DATABASE_URL). */
+export interface QueryReplica {
+  driver: Driver
+  /** host:port/database, never the password. */
+  target: string
+  /** How far behind the primary it is; read at most once per LAG_CACHE_MS (lib/db/replica.ts). Rejects when it cannot be reached. */
+  lag(): Promise<ReplicaLag>
+}
 
 /** Runs statements as QUERY_ROLE, read-only, under a statement timeout. */
 export interface ReadOnlySession {
@@ -52,6 +66,12 @@ export interface Database {
    * hand session settings to other clients).
    */
   readOnly<T>(timeoutMs: number, fn: (session: ReadOnlySession) => Promise<T>): Promise<T>
+  /**
+   * The read replica readOnly() reads (QUERY_DATABASE_URL); null: it reads this database. When set,
+   * a readOnly() that cannot reach it fails with an error marked as such (lib/db/replica.ts
+   * replicaFailure() turns it into the 503 that names the replica).
+   */
+  replica: QueryReplica | null
   /**
    * Runs `fn` on one connection of its own for as long as it takes (session-level advisory locks:
    * lib/jobs/lock.ts). Null on PGlite, whose one connection is shared by the whole process.
@@ -75,6 +95,8 @@ async function onOwnConnection<T>(connect: () => Promise<PooledClient>, fn: (que
 
 export interface DatabaseSettings {
   DATABASE_URL?: string
+  /** Where readOnly() reads: a read replica of DATABASE_URL. Unset: DATABASE_URL. */
+  QUERY_DATABASE_URL?: string
   PGLITE_DIR: string
   /** Statement timeout of the read-only sessions (QUERY_STATEMENT_TIMEOUT_MS); readOnly() may only tighten it. */
   QUERY_STATEMENT_TIMEOUT_MS?: number
@@ -332,7 +354,40 @@ async function initialisePgliteDirectory(dir: string): Promise<void> {
   log.warn('could not initialise the embedded database in a child process; initialising it in this one', { dir, error: failure })
 }
 
+/**
+ * The database of DATABASE_URL; with QUERY_DATABASE_URL, its readOnly() reads that replica. The
+ * replica's pools open on first use, so a replica that is down costs nothing until a query needs it.
+ */
 export async function createDatabase(s: DatabaseSettings): Promise<Database> {
+  const primary = await openDatabase(s, '')
+  if (!s.QUERY_DATABASE_URL) return { ...primary, replica: null }
+  const replicaSettings = { ...s, DATABASE_URL: s.QUERY_DATABASE_URL }
+  const replica = await openDatabase(replicaSettings, 'replica ')
+  const lag = cachedFor(LAG_CACHE_MS, async () => {
+    try {
+      return readLag(rowsOf(await replica.db.execute(sql.raw(REPLICA_LAG_SQL)))[0])
+    } catch (error) {
+      throw new Error(causeMessage(error), { cause: error }) // the driver's words, not the statement drizzle wraps them in
+    }
+  })
+  return {
+    ...primary,
+    readOnly: async (timeoutMs, fn) => {
+      try {
+        return await replica.readOnly(timeoutMs, fn)
+      } catch (error) {
+        throw markReplicaFailure(error)
+      }
+    },
+    replica: { driver: replica.driver, target: describeTarget(replicaSettings), lag },
+    close: async () => {
+      await Promise.all([primary.close(), replica.close()])
+    },
+  }
+}
+
+/** One server through the driver its URL selects; `name` prefixes its pools' names in the log. */
+async function openDatabase(s: DatabaseSettings, name: string): Promise<Omit<Database, 'replica'>> {
   const driver = driverFor(s.DATABASE_URL)
   if (driver === 'pglite') {
     // One owner per directory, decided before anything in it is read (lib/db/directory-lock.ts).
@@ -377,7 +432,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
   if (driver === 'neon-serverless') {
     neonConfig.webSocketConstructor = ws // Node 20 has no global WebSocket
     const pool = new NeonPool({ connectionString: s.DATABASE_URL, max: 10 })
-    guardClients(pool as unknown as GuardedPool, 'neon') // a dropped idle connection surfaces on the next query instead
+    guardClients(pool as unknown as GuardedPool, `${name}neon`) // a dropped idle connection surfaces on the next query instead
     const db = drizzleNeon({ client: pool })
     const limitTempFiles = tempFileLimitProbe(async (text) => rowsOf(await pool.query(text)))
     return {
@@ -402,7 +457,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
     // A session left inside a transaction (a crashed request) must not hold locks for long.
     idle_in_transaction_session_timeout: 30_000,
   })
-  guardClients(pool as unknown as GuardedPool, 'main')
+  guardClients(pool as unknown as GuardedPool, `${name}main`)
   const db = drizzlePg({ client: pool })
   const sessionTimeoutMs = s.QUERY_STATEMENT_TIMEOUT_MS ?? DEFAULT_STATEMENT_TIMEOUT_MS
   let readers: pg.Pool | undefined
@@ -419,7 +474,7 @@ export async function createDatabase(s: DatabaseSettings): Promise<Database> {
         connectionTimeoutMillis: 5000,
         options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${sessionTimeoutMs} ${limits}`,
       })
-      guardClients(readers as unknown as GuardedPool, 'readers')
+      guardClients(readers as unknown as GuardedPool, `${name}readers`)
     }
     return readers
   }

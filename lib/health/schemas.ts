@@ -59,6 +59,11 @@ export const HealthCheck = z
     detail: z.string(),
     breaker: BreakerState.optional(),
     requestLog: RequestLogHealth.optional().meta({ description: 'The request log check only: its journal and shipper' }),
+    lagSeconds: z
+      .number()
+      .nullable()
+      .optional()
+      .meta({ description: 'The query replica check only: seconds its data is behind the primary (0 when caught up; null when it cannot tell)' }),
   })
   .meta({ id: 'HealthCheck' })
 

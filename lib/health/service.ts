@@ -1,6 +1,7 @@
 import 'server-only'
 import pkg from '@/package.json'
-import { getReadyDatabase } from '@/lib/db/client'
+import { config } from '@/lib/config'
+import { getDatabase, getReadyDatabase } from '@/lib/db/client'
 import { jobStatuses } from '@/lib/jobs/status'
 import { log } from '@/lib/log'
 import { AppError } from '@/lib/errors'
@@ -52,6 +53,28 @@ const database: DependencyCheck = async () => {
   })
   if (check.status === 'down') check.detail = `${check.detail}; the query application is unavailable, the API answers and keeps its request log for later`
   return ['database', check]
+}
+
+// The read replica the query role reads (QUERY_DATABASE_URL), and how far behind it is. Only the
+// query application's reads need it (they answer 503 while it is down), so it is never required.
+const queryReplica: DependencyCheck = async () => {
+  if (!config.QUERY_DATABASE_URL) return null
+  let lagSeconds: number | null = null
+  const check = await timed(false, async () => {
+    const { replica } = await withTimeout(getDatabase(), CHECK_TIMEOUT_MS)
+    if (!replica) throw new Error('no replica is open')
+    const lag = await withTimeout(replica.lag(), CHECK_TIMEOUT_MS)
+    lagSeconds = lag.seconds === null ? null : Math.round(lag.seconds * 10) / 10
+    if (!lag.inRecovery) return `${replica.driver} reachable at ${replica.target}, not in recovery (a primary, not a replica): no lag`
+    const behind = lag.seconds === null ? 'lag unknown (nothing replayed since it started)' : `${lagSeconds} s behind the primary`
+    return `${replica.driver} replica reachable at ${replica.target}, ${behind}${lag.paused ? ', replay paused' : ''}`
+  })
+  if (check.status === 'down')
+    return [
+      'queryReplica',
+      { ...check, detail: `${check.detail}; the query application's queries answer 503 until it is back, the API and saved views are unaffected` },
+    ]
+  return ['queryReplica', { ...check, lagSeconds }]
 }
 
 // The request log: its journal (on or off, bytes against the budget, the oldest entry, what was
@@ -111,7 +134,7 @@ const requestLog: DependencyCheck = async () => {
 }
 
 /** Dependency checks, in the order they are reported; subsystems with a dependency add theirs here. */
-export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database, requestLog]
+export const dependencyChecks: DependencyCheck[] = [rateLimitStore, database, queryReplica, requestLog]
 
 /**
  * The health report. `live`: the process answers, nothing else is checked. `ready` (default):
@@ -146,4 +169,4 @@ export async function getHealth(probe: 'ready' | 'live' = 'ready'): Promise<Heal
   }
 }
 
-export { database as databaseCheck }
+export { database as databaseCheck, queryReplica as queryReplicaCheck }

@@ -4,8 +4,9 @@ import { PgDialect } from 'drizzle-orm/pg-core'
 import type { z } from 'zod'
 import { config } from '@/lib/config'
 import { getReadyDatabase, type Database, type ReadOnlySession, type ResultRow } from '@/lib/db/client'
+import { replicaFailure } from '@/lib/db/replica'
 import { parseTimestamp, rowsOf } from '@/lib/db/rows'
-import { AppError, codedCause, describeZodError } from '@/lib/errors'
+import { AppError, codedCause, describeZodError, isConnectionFailure } from '@/lib/errors'
 import { DATASETS, DATASET_IDS, getDataset, type ColumnType, type DatasetDef, type DatasetId, type PanelDef } from '@/lib/datasets/catalog'
 import { log } from '@/lib/log'
 import { checkFilter, type CheckedFilter } from '@/lib/query/filter'
@@ -532,7 +533,8 @@ export async function readOnly<T>(opts: ExecOptions, fn: (session: ReadOnlySessi
 function limited<T>(database: Database, timeoutMs: number, fn: (session: ReadOnlySession) => Promise<T>): () => Promise<T> {
   const key = currentQueryIdentity()
   if (!key) return () => database.readOnly(timeoutMs, fn)
-  if (database.driver === 'node-postgres')
+  // The driver of the sessions: the read replica's when the query role reads one (QUERY_DATABASE_URL).
+  if ((database.replica?.driver ?? database.driver) === 'node-postgres')
     return () => database.readOnly(timeoutMs, (session) => fn({ execute: (query) => withStatementSlot(key, () => session.execute(query)) }))
   return () => withStatementSlot(key, () => database.readOnly(timeoutMs, fn))
 }
@@ -550,6 +552,9 @@ const FILTER_ERRORS = new Set(['42804', '42883', '42725', '42846', '42P18', '426
 
 function databaseError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof AppError) return error
+  // The read replica the query role reads (QUERY_DATABASE_URL) could not be reached: a 503 that names it.
+  const replica = replicaFailure(error)
+  if (replica) return replica
   const cause = dbCause(error)
   const code = cause?.code
   const message = cause?.message ?? String(error)
@@ -576,7 +581,7 @@ function databaseError(error: unknown, timeoutMs: number): unknown {
       { retryAfterSeconds: RESOURCE_RETRY_AFTER_S, detail: code },
     )
   if (code === '42501' || code === '25006') return new AppError('forbidden', `Not permitted for queries: ${message}`)
-  if (code && /^E[A-Z]+$/.test(code)) return unreachable(error)
+  if (isConnectionFailure(error)) return unreachable(error)
   return error
 }
 

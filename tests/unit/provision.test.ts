@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatProblems, needsOf, planProvisioning, provision, type Facts, type Machine, type Step } from '../../scripts/provision.mjs'
+import { formatProblems, needsOf, planProvisioning, provision, type Facts, type Machine, type ReplicaFacts, type Step } from '../../scripts/provision.mjs'
 
 // The test provisioning's decisions, from made-up machine facts: what it installs, starts and
 // creates, and the one message when it cannot. Nothing here probes or changes the real machine.
@@ -146,12 +146,103 @@ describe('planProvisioning', () => {
   })
 
   it('asks only for what the selected stages need', () => {
-    expect(needsOf([])).toEqual({ chromium: true, postgres: true, redis: true })
-    expect(needsOf(['lint', 'typecheck', 'unit'])).toEqual({ chromium: false, postgres: false, redis: false })
-    expect(needsOf(['node-lines'])).toEqual({ chromium: false, postgres: true, redis: true })
-    expect(needsOf(['e2e'])).toEqual({ chromium: true, postgres: false, redis: false })
+    expect(needsOf([])).toEqual({ chromium: true, postgres: true, redis: true, replica: true })
+    expect(needsOf(['lint', 'typecheck', 'unit'])).toEqual({ chromium: false, postgres: false, redis: false, replica: false })
+    expect(needsOf(['node-lines'])).toEqual({ chromium: false, postgres: true, redis: true, replica: false })
+    expect(needsOf(['e2e'])).toEqual({ chromium: true, postgres: false, redis: false, replica: false })
+    expect(needsOf(['integration-replica'])).toEqual({ chromium: false, postgres: true, redis: false, replica: true })
     const facts: Facts = { os: { platform: 'win32', debianLike: false, apt: false, root: false } }
     expect(planProvisioning(facts)).toEqual({ steps: [], problems: [] })
+  })
+})
+
+describe('planProvisioning: the replica of the integration-replica stage', () => {
+  const dir = '/work/app/.cache/pg-replica'
+  const replicaUrl = 'postgres://postgres@127.0.0.1:5433/qd_test'
+  const binDir = '/usr/lib/postgresql/17/bin'
+  const primary = { host: '127.0.0.1', port: 5432 }
+  const withReplica = (replica: Partial<ReplicaFacts>, os: Facts['os'] = debianRoot): Facts => {
+    const { chromium: _c, redis: _r, ...facts } = ready(os)
+    return {
+      ...facts,
+      replica: {
+        url: replicaUrl,
+        override: false,
+        state: 'down',
+        dir,
+        dirState: 'absent',
+        version: '17',
+        binDir,
+        primary: { ...primary, local: true },
+        replication: 'ok',
+        ...replica,
+      },
+    }
+  }
+  const start = { kind: 'start-replica', dir, binDir, port: 5433, url: replicaUrl, primary }
+  const make = { kind: 'make-replica', dir, binDir, primary }
+
+  it('does nothing to a replica that streams', () => {
+    expect(kinds(planProvisioning(withReplica({ state: 'ok' })).steps)).toEqual(['create-databases'])
+  })
+
+  it('trusts replication over loopback, makes the replica and starts it, after the test databases', () => {
+    expect(planProvisioning(withReplica({ replication: 'refused' })).steps).toEqual([
+      { kind: 'create-databases', url: pgUrl, names: ['test', 'qd_test'] },
+      { kind: 'trust-replication-loopback', version: '17' },
+      make,
+      start,
+    ])
+  })
+
+  it('starts a valid data directory as it is, and makes a broken one again', () => {
+    expect(planProvisioning(withReplica({ dirState: 'valid' })).steps.slice(1)).toEqual([start])
+    expect(planProvisioning(withReplica({ dirState: 'broken' })).steps.slice(1)).toEqual([make, start])
+  })
+
+  it('stops and makes again a replica that runs but does not stream', () => {
+    expect(planProvisioning(withReplica({ state: 'not-streaming', dirState: 'valid' })).steps.slice(1)).toEqual([
+      { kind: 'stop-replica', dir, binDir },
+      make,
+      start,
+    ])
+  })
+
+  it('stops with the commands when not root, changing nothing', () => {
+    const { steps, problems } = planProvisioning(withReplica({ replication: 'refused' }, { ...debianRoot, root: false }))
+    expect(steps).toEqual([])
+    expect(problems).toHaveLength(1)
+    expect(problems[0].what).toBe(
+      'No streaming replica answers on 127.0.0.1:5433 (for the integration-replica stage), and it cannot be made here: not running as root.',
+    )
+    const commands = problems[0].commands.join('\n')
+    expect(commands).toContain("sudo sed -i '1i host replication postgres 127.0.0.1/32 trust' /etc/postgresql/17/main/pg_hba.conf")
+    expect(commands).toContain(`sudo runuser -u postgres -- ${binDir}/pg_basebackup -h 127.0.0.1 -p 5432 -U postgres -D ${dir} -R -X stream -c fast`)
+    expect(commands).toContain(`${binDir}/pg_ctl -D ${dir}`)
+    expect(commands).toMatch(/export TEST_REPLICA_URL=/)
+  })
+
+  it('names the missing server binaries, and on another OS the commands in general', () => {
+    expect(planProvisioning(withReplica({ binDir: undefined })).problems[0].what).toMatch(/no PostgreSQL 17 server binaries at \/usr\/lib\/postgresql\/17\/bin/)
+    const mac = planProvisioning(withReplica({ binDir: undefined, version: undefined }, { platform: 'darwin', debianLike: false, apt: false, root: false }))
+    expect(mac.problems[0].commands[0]).toMatch(
+      /^make a streaming replica of the test PostgreSQL and start it on 127\.0\.0\.1:5433: pg_basebackup -h 127\.0\.0\.1 -p 5432 -U postgres -D/,
+    )
+  })
+
+  it('never changes the access rules of a TEST_DATABASE_URL server', () => {
+    const { steps, problems } = planProvisioning(withReplica({ replication: 'refused', primary: { host: 'db.internal', port: 6543, local: false } }))
+    expect(steps).toEqual([])
+    expect(problems[0].what).toMatch(/the PostgreSQL at TEST_DATABASE_URL \(db\.internal:6543\) refuses replication connections/)
+  })
+
+  it('only checks a TEST_REPLICA_URL, and refuses a port taken by something else', () => {
+    const pointed = planProvisioning(withReplica({ override: true, url: 'postgres://me@replica.internal:6000/qd_test', detail: 'ECONNREFUSED' }))
+    expect(pointed.steps).toEqual([])
+    expect(pointed.problems.map((p) => p.what)).toEqual(['The replica at TEST_REPLICA_URL (replica.internal:6000) does not answer: ECONNREFUSED.'])
+    const taken = planProvisioning(withReplica({ state: 'not-replica' }))
+    expect(taken.steps).toEqual([])
+    expect(taken.problems[0].what).toMatch(/^127\.0\.0\.1:5433 is answered by a PostgreSQL that is not in recovery/)
   })
 })
 
