@@ -59,7 +59,7 @@ test('test notification, consecutive windows and destinations in the editor, and
   await form.getByLabel('Destinations').fill(`http://hooks.example.com/nope`)
   await form.getByRole('button', { name: 'Save alert' }).click()
   // The server's own check: https, or http on loopback only.
-  await expect(row.getByRole('status')).toContainText('https URL')
+  await expect(row.getByRole('status').filter({ hasText: 'https URL' })).toBeVisible()
   await form.getByLabel('Destinations').fill(`${hook} json`)
   await expectNoSeriousViolations(page)
   await form.getByRole('button', { name: 'Save alert' }).click()
@@ -67,7 +67,9 @@ test('test notification, consecutive windows and destinations in the editor, and
   await expect(row.getByTestId('destinations')).toHaveText(`to ${new URL(hook).host}`)
 
   await row.getByRole('button', { name: `Send a test notification for ${name}` }).click()
-  await expect(row.getByRole('status')).toHaveText(`Test notification: Delivered to json → ${new URL(hook).origin} (HTTP 200).`)
+  await expect(row.getByRole('status').filter({ hasText: 'Test notification:' })).toHaveText(
+    `Test notification: Delivered to json → ${new URL(hook).origin} (HTTP 200).`,
+  )
   expect(received).toEqual([expect.objectContaining({ event: 'test', test: true, name })])
 
   // A run of the alerts job: nothing matched in the last two minutes, so it fires, to the receiver.
@@ -83,12 +85,25 @@ test('test notification, consecutive windows and destinations in the editor, and
   await expect(check.getByRole('cell').nth(3)).toHaveText('Firing')
   await expect(check.getByRole('cell').nth(4)).toHaveText(`Delivered: json → ${new URL(hook).origin}: delivered (HTTP 200)`)
 
+  // A second run: still firing, nothing sent; the chart shows both checks and one firing marker.
+  expect((await page.request.get('/api/cron/alerts', { headers: { authorization: `Bearer ${E2E_CRON_SECRET}` } })).status()).toBe(200)
+  await page.reload()
+  await expect(checks.getByRole('row')).toHaveCount(3)
+  await expect(checks.getByTestId('evaluation').first().getByRole('cell').nth(4)).toHaveText('None (no change)')
+  const section = page.getByRole('region', { name })
+  const chart = section.getByRole('img', {
+    name: new RegExp(`^Values of the last 2 checks of ${name} against the threshold 1 row, .*: 1 firing, 0 resolved\\.$`),
+  })
+  await expect(chart).toBeVisible()
+  await expect(section.getByTestId('marker-fired')).toHaveCount(1)
+  expect(received.filter((b) => b.name === name)).toHaveLength(2)
+
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme })
     await expectNoSeriousViolations(page)
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 })
-      await checks.scrollIntoViewIfNeeded()
+      await section.scrollIntoViewIfNeeded()
       await page.screenshot({ path: `${SHOTS}/alert-checks-${width}-${scheme}.png`, fullPage: false })
     }
   }

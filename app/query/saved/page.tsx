@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { QueryHeader } from '@/components/query/query-header'
 import styles from '@/components/query/query.module.css'
 import { Refused } from '@/components/query/refused'
+import { AlertChecksChart } from '@/components/query/alert-checks-chart'
 import { ConditionEditor } from '@/components/query/condition-editor-client'
 import { SavedActions } from '@/components/query/saved-actions-client'
 import { EmptyState } from '@/components/query/states'
@@ -34,6 +35,7 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
   const evaluations = await listEvaluations(
     owner,
     alerting.map((s) => s.id),
+    CHECKS_SHOWN,
   )
   const open = (page: QueryPage, view: string) => `${page === 'rows' ? base || '/' : `${base}/dashboard`}?${view}`
   // The alerts dataset knows a view by its id; only here, on its owner's list, does the id meet the name.
@@ -104,10 +106,15 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
           <>
             <h2>Recent alert checks</h2>
             <p className={styles.hint}>
-              Each run of the alerts job checks every alert once: the window it measured, the value, and whether a notification went out. Only you see these.
+              Each run of the alerts job checks every alert once: the window it measured, the value, and whether a notification went out (the last{' '}
+              {CHECKS_SHOWN}, newest first). Only you see these.
             </p>
             {alerting.map((s) => (
-              <EvaluationTable key={s.id} name={s.name} condition={s.condition!} evaluations={evaluations.get(s.id) ?? []} tz={state.tz} />
+              <section key={s.id} className={styles.checks} aria-labelledby={`checks-${s.id}`}>
+                <h3 id={`checks-${s.id}`}>{s.name}</h3>
+                <AlertChecksChart name={s.name} condition={s.condition!} evaluations={evaluations.get(s.id) ?? []} tz={state.tz} />
+                <EvaluationTable name={s.name} condition={s.condition!} evaluations={evaluations.get(s.id) ?? []} tz={state.tz} />
+              </section>
             ))}
           </>
         ) : null}
@@ -159,6 +166,9 @@ function rangeText(state: ViewState, tz: string): string {
   return `${state.from} → ${state.to}${state.tz === tz ? '' : ` (${state.tz})`}`
 }
 
+/** Checks shown per alert, in its chart and its table. */
+const CHECKS_SHOWN = 20
+
 const STATE_TEXT: Record<string, string> = { ok: 'OK', firing: 'Firing', resolved: 'Resolved', error: 'Not measured' }
 
 /** The latest checks of one alert, newest first: window, value against threshold, state, delivery per destination. */
@@ -166,12 +176,11 @@ function EvaluationTable({ name, condition, evaluations, tz }: { name: string; c
   if (!evaluations.length)
     return (
       <p className={styles.hint} data-testid="evaluations-empty">
-        {name}: not checked yet.
+        Not checked yet.
       </p>
     )
   return (
-    <table className={styles.list} aria-label={`Recent checks of ${name}`} data-testid="evaluations">
-      <caption className={styles.srOnly}>Recent checks of {name}, newest first</caption>
+    <table className={`${styles.list} ${styles.labelled}`} aria-label={`Recent checks of ${name}`} data-testid="evaluations">
       <thead>
         <tr>
           <th scope="col">Checked</th>
@@ -184,19 +193,19 @@ function EvaluationTable({ name, condition, evaluations, tz }: { name: string; c
       <tbody>
         {evaluations.map((e) => (
           <tr key={e.id} data-testid="evaluation">
-            <td>{formatTime(e.at, tz)}</td>
-            <td>
+            <td data-label="Checked">{formatTime(e.at, tz)}</td>
+            <td data-label="Window">
               {formatTime(e.windowStart, tz)} → {formatTime(e.windowEnd, tz)}
             </td>
-            <td>
+            <td data-label="Value">
               {e.value === null ? '—' : formatValue(condition.metric, e.value)} ({condition.op} {formatValue(condition.metric, e.threshold)}
               {e.consecutiveWindows > 1 ? `; held in ${e.held} of ${e.consecutiveWindows} windows` : ''})
             </td>
-            <td className={e.state === 'firing' || e.state === 'error' ? styles.errorText : undefined}>
+            <td data-label="State" className={e.state === 'firing' || e.state === 'error' ? styles.errorText : undefined}>
               {STATE_TEXT[e.state] ?? e.state}
               {e.error ? `: ${e.error}` : ''}
             </td>
-            <td>{describeDelivery(e)}</td>
+            <td data-label="Notification">{describeDelivery(e)}</td>
           </tr>
         ))}
       </tbody>
