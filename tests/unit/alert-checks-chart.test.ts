@@ -32,7 +32,14 @@ describe('recent checks chart', () => {
   it('marks each firing and each resolution, and says so in its label', () => {
     // Newest first, as listEvaluations gives them.
     const html = render(
-      [check(0, 2, 'ok'), check(5, 12, 'firing'), check(10, 15, 'firing'), check(15, 3, 'resolved'), check(20, 11, 'firing'), check(25, null, 'error')].reverse(),
+      [
+        check(0, 2, 'ok'),
+        check(5, 12, 'firing'),
+        check(10, 15, 'firing'),
+        check(15, 3, 'resolved'),
+        check(20, 11, 'firing'),
+        check(25, null, 'error'),
+      ].reverse(),
     )
     expect(count(html, 'marker-fired')).toBe(2)
     expect(count(html, 'marker-resolved')).toBe(1)
