@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { alertChannel } from '@/lib/alerts/channels'
 import { config } from '@/lib/config'
 import type { Condition, Destination } from '@/lib/saved-views/condition'
@@ -23,7 +24,11 @@ export function alertDestinations(condition: Pick<Condition, 'destinations'> | n
   return own.length ? own.map((d) => ({ url: d.url, format: d.format })) : fallback
 }
 
-/** `slack → https://hooks.slack.com`: the channel that shapes the body and the receiver's origin. */
+/**
+ * `slack → https://hooks.slack.com #3f9a1c`: the channel that shapes the body, the receiver's origin
+ * and the start of the URL's SHA-256, which tells apart two webhooks on one origin (two Slack
+ * channels) without saying anything of their paths.
+ */
 export function destinationLabel(d: Target): string {
   let origin = 'an invalid URL'
   try {
@@ -31,5 +36,5 @@ export function destinationLabel(d: Target): string {
   } catch {
     // Reported as such; delivery fails with its own message.
   }
-  return `${alertChannel(d.url, d.format).name} → ${origin}`
+  return `${alertChannel(d.url, d.format).name} → ${origin} #${createHash('sha256').update(d.url).digest('hex').slice(0, 6)}`
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -34,6 +35,9 @@ async function startReceiver(): Promise<Receiver> {
   r.url = `http://127.0.0.1:${(r.server.address() as AddressInfo).port}`
   return r
 }
+
+/** A destination's label: channel, origin and the start of the URL's SHA-256 (never its path). */
+const label = (format: string, url: string) => `${format} → ${new URL(url).origin} #${createHash('sha256').update(url).digest('hex').slice(0, 6)}`
 
 let team: Receiver
 let other: Receiver
@@ -102,10 +106,10 @@ describe('test notification', () => {
     expect((await putCondition(ANA, viewId, { metric: 'count', op: 'below', threshold: 1, windowMinutes: 1 })).status).toBe(200)
     const res = await test(ANA, viewId)
     expect(res.status).toBe(200)
-    const origin = team.url
+    const teamHook = label('json', `${team.url}/team-hook`)
     expect(await res.json()).toEqual({
-      message: `Delivered to json → ${origin} (HTTP 200).`,
-      outcomes: [{ destination: `json → ${origin}`, delivered: true, status: 200, error: null, attempts: 1 }],
+      message: `Delivered to ${teamHook} (HTTP 200).`,
+      outcomes: [{ destination: teamHook, delivered: true, status: 200, error: null, attempts: 1 }],
     })
     expect(team.received).toHaveLength(1)
     const [{ path, body }] = team.received
@@ -144,11 +148,11 @@ describe('test notification', () => {
     const res = await test(ANA, viewId)
     const body = await res.json()
     expect(body.outcomes).toEqual([
-      { destination: `json → ${other.url}`, delivered: true, status: 200, error: null, attempts: 1 },
-      { destination: `slack → ${team.url}`, delivered: false, status: 500, error: 'alert webhook answered HTTP 500. (no)', attempts: 2 },
+      { destination: label('json', `${other.url}/json`), delivered: true, status: 200, error: null, attempts: 1 },
+      { destination: label('slack', `${team.url}/slack`), delivered: false, status: 500, error: 'alert webhook answered HTTP 500. (no)', attempts: 2 },
     ])
     expect(body.message).toBe(
-      `Delivered to json → ${other.url} (HTTP 200). Not delivered to slack → ${team.url} after 2 attempts: alert webhook answered HTTP 500. (no).`,
+      `Delivered to ${label('json', `${other.url}/json`)} (HTTP 200). Not delivered to ${label('slack', `${team.url}/slack`)} after 2 attempts: alert webhook answered HTTP 500. (no).`,
     )
     expect(other.received.map((r) => [r.path, r.body.event, r.body.test])).toEqual([['/json', 'test', true]])
     // The Slack body, twice (retried), says TEST.
@@ -198,7 +202,9 @@ describe('conditions through the API', () => {
     const html = await (await as(ANA, '/query/saved')).text()
     expect(html).toContain('Recent checks of Nothing from /nowhere')
     expect(html).toMatch(/Firing/)
-    expect(html).toContain(`Delivered: json → ${team.url}: delivered (HTTP 200)`)
+    expect(html).toContain(`Delivered: ${label('json', `${team.url}/team-hook`)}: delivered (HTTP 200)`)
+    // The page names the webhook without its path.
+    expect(html).not.toContain('team-hook')
     expect(await (await as(BEN, '/query/saved')).text()).not.toContain('Recent checks of')
   })
 })

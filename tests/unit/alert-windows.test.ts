@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
@@ -51,6 +52,9 @@ const OWNER = 'email:windows@example.com'
 let json: Receiver
 let slack: Receiver
 let fallback: Receiver
+
+/** A destination's label: channel, origin and the start of the URL's SHA-256 (never its path). */
+const label = (format: string, url: string) => `${format} → ${new URL(url).origin} #${createHash('sha256').update(url).digest('hex').slice(0, 6)}`
 
 let seq = 0
 async function requests(minutes: number, n: number, route: string) {
@@ -133,8 +137,11 @@ describe('destinations (pure)', () => {
     expect(alertDestinations({ destinations: [{ url: 'https://a.example/x', format: 'json' }] }, fallbackTarget)).toEqual([
       { url: 'https://a.example/x', format: 'json' },
     ])
-    expect(destinationLabel(fallbackTarget[0])).toBe('slack → https://hooks.slack.com')
-    expect(destinationLabel({ url: 'http://127.0.0.1:9/x', format: 'auto' })).toBe('json → http://127.0.0.1:9')
+    expect(destinationLabel(fallbackTarget[0])).toMatch(/^slack → https:\/\/hooks\.slack\.com #[0-9a-f]{6}$/)
+    expect(destinationLabel(fallbackTarget[0])).not.toContain('secret')
+    expect(destinationLabel({ url: 'http://127.0.0.1:9/x', format: 'auto' })).toBe(label('json', 'http://127.0.0.1:9/x'))
+    // Two Slack channels: one origin, two destinations.
+    expect(destinationLabel({ url: 'https://hooks.slack.com/services/T/B/other', format: 'auto' })).not.toBe(destinationLabel(fallbackTarget[0]))
   })
 })
 
@@ -197,8 +204,8 @@ describe(`consecutive 1-minute windows, several destinations, evaluation history
     expect(json.received.map((b) => b.event)).toEqual(['fired', 'resolved', 'fired'])
     const [row] = await q(sql`SELECT delivery, attempt_log FROM alerts WHERE alert_key = ${`view:${viewId}`} ORDER BY at DESC, id DESC LIMIT 1`)
     const log = row.attempt_log as Array<{ to: string; ok: boolean; status: number }>
-    const jsonLabel = `json → ${new URL(json.url).origin}`
-    const slackLabel = `slack → ${new URL(slack.url).origin}`
+    const jsonLabel = label('json', json.url)
+    const slackLabel = label('slack', slack.url)
     expect(log.map((a) => [a.to, a.ok, a.status])).toEqual([
       [jsonLabel, true, 200],
       [slackLabel, false, 503],
@@ -245,6 +252,20 @@ describe(`consecutive 1-minute windows, several destinations, evaluation history
     expect((await listEvaluations(OWNER, [view.id], 5, database.db)).get(view.id)).toHaveLength(1)
     await deleteSaved(OWNER, view.id, database.db)
     expect(await q(sql`SELECT count(*)::int AS n FROM alert_evaluation WHERE view_id = ${view.id}`)).toEqual([{ n: 0 }])
+  })
+
+  it('two destinations on one origin (two Slack channels) each get the notification', async () => {
+    const view = await saveView(
+      OWNER,
+      { name: 'Twice', page: 'rows', view: `dataset=requests&range=1h&filter=${encodeURIComponent("route = '/t'")}` },
+      database.db,
+    )
+    const destinations = [`${json.url}/one`, `${json.url}/two`].map((url) => ({ url, format: 'json' as const }))
+    await setCondition(OWNER, view.id, { condition: { metric: 'count', op: 'below', threshold: 1, windowMinutes: 1, destinations } }, database.db)
+    await run(11)
+    expect(json.received.filter((b) => b.key === `view:${view.id}`).map((b) => b.event)).toEqual(['fired', 'fired'])
+    const history = (await listEvaluations(OWNER, [view.id], 5, database.db)).get(view.id)!
+    expect(history[0].outcomes?.map((o) => [o.destination, o.delivered])).toEqual(destinations.map((d) => [label('json', d.url), true]).sort())
   })
 
   it('1-minute checks: the schedule runs every minute, and a 1-minute window counts exactly its rows, partial minutes included', async () => {
