@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test'
-import { E2E_OPERATOR_KEY } from './tests/e2e/operator-key'
+import { E2E_CRON_SECRET, E2E_OPERATOR_KEY } from './tests/e2e/operator-key'
 
 const PORT = Number(process.env.E2E_PORT ?? 3210)
 
@@ -62,6 +62,8 @@ export default defineConfig({
       LOCAL_OPERATOR_KEY: E2E_OPERATOR_KEY,
       // Ingest on: tests/e2e/query-numbers.spec.ts loads a batch of known rows through Logpush's endpoint.
       LOGPUSH_SECRET: 'e2e-logpush-secret-0123456789abcdef',
+      // Cron routes on: tests/e2e/query-alert-checks.spec.ts runs the alerts job.
+      CRON_SECRET: E2E_CRON_SECRET,
     },
   },
 })

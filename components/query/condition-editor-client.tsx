@@ -4,12 +4,16 @@ import { useRouter } from 'next/navigation'
 import { useId, useState } from 'react'
 import {
   describeCondition,
+  DESTINATION_FORMATS,
+  MAX_CONSECUTIVE_WINDOWS,
+  MAX_DESTINATIONS,
   MAX_WINDOW_MINUTES,
   METRIC_LABELS,
   METRICS,
   MIN_WINDOW_MINUTES,
   OPS,
   type Condition,
+  type Destination,
   type Metric,
 } from '@/lib/saved-views/condition'
 import { apiError } from './save-view-client'
@@ -17,13 +21,40 @@ import styles from './query.module.css'
 
 // The alert condition of one saved view (PUT /query/api/saved/{id}/condition): row count or error
 // rate over a window, above or below a threshold. An error rate is typed as a percentage and sent
-// as a share (5 → 0.05). The alerts job evaluates it every few minutes and notifies the webhook.
-export function ConditionEditor({ api, name, condition, errorRate }: { api: string; name: string; condition: Condition | null; errorRate: boolean }) {
+// as a share (5 → 0.05). The alerts job evaluates it every few minutes and notifies the webhook,
+// or the alert's own destinations (one per line: a URL, then optionally json or slack). "Send a
+// test notification" (POST …/test-notification) sends a message marked as a test the same way and
+// says whether each destination took it.
+export function ConditionEditor({
+  api,
+  testApi,
+  name,
+  condition,
+  errorRate,
+}: {
+  api: string
+  testApi: string
+  name: string
+  condition: Condition | null
+  errorRate: boolean
+}) {
   const router = useRouter()
   const id = useId()
   const [editing, setEditing] = useState(false)
   const [metric, setMetric] = useState<Metric>(condition?.metric ?? 'count')
   const [message, setMessage] = useState('')
+  const [testing, setTesting] = useState(false)
+
+  async function sendTest() {
+    setTesting(true)
+    setMessage('Sending a test notification…')
+    const res = await fetch(testApi, { method: 'POST' }).catch(() => null)
+    setTesting(false)
+    if (!res) return setMessage('The server could not be reached.')
+    if (!res.ok) return setMessage(`Test notification not sent: ${await apiError(res)}`)
+    const body = (await res.json()) as { message: string }
+    setMessage(`Test notification: ${body.message}`)
+  }
 
   async function send(next: Condition | null, done: string) {
     const res = await fetch(api, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ condition: next }) }).catch(
@@ -40,6 +71,11 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
   return (
     <div className={styles.listActions}>
       <span data-testid="condition">{condition ? describeCondition(condition) : 'No alert'}</span>
+      {condition?.destinations.length ? (
+        <span className={styles.hint} data-testid="destinations">
+          to {condition.destinations.map((d) => hostOf(d.url)).join(', ')}
+        </span>
+      ) : null}
       {editing ? (
         <form
           className={styles.listActions}
@@ -53,6 +89,8 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
               op: String(form.get('op')) as Condition['op'],
               threshold: metric === 'error_rate' ? value / 100 : value,
               windowMinutes: Number(form.get('window')),
+              consecutiveWindows: Number(form.get('consecutive')),
+              destinations: parseDestinations(String(form.get('destinations') ?? '')),
             }
             void send(next, 'Alert condition saved.')
           }}
@@ -98,6 +136,34 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
             step={1}
             defaultValue={condition?.windowMinutes ?? 15}
           />
+          <label htmlFor={`${id}-consecutive`}>Consecutive windows</label>
+          <input
+            id={`${id}-consecutive`}
+            name="consecutive"
+            type="number"
+            required
+            min={1}
+            max={MAX_CONSECUTIVE_WINDOWS}
+            step={1}
+            defaultValue={condition?.consecutiveWindows ?? 1}
+            aria-describedby={`${id}-consecutive-hint`}
+          />
+          <span id={`${id}-consecutive-hint`} className={styles.hint}>
+            Fires only when it held in each of the last N windows.
+          </span>
+          <label htmlFor={`${id}-destinations`}>Destinations</label>
+          <textarea
+            id={`${id}-destinations`}
+            name="destinations"
+            rows={2}
+            cols={40}
+            defaultValue={(condition?.destinations ?? []).map((d) => (d.format === 'auto' ? d.url : `${d.url} ${d.format}`)).join('\n')}
+            aria-describedby={`${id}-destinations-hint`}
+          />
+          <span id={`${id}-destinations-hint`} className={styles.hint}>
+            One per line, up to {MAX_DESTINATIONS}: an https URL, then optionally {DESTINATION_FORMATS.filter((f) => f !== 'auto').join(' or ')}. Empty: the
+            team’s webhook.
+          </span>
           <button type="submit">Save alert</button>
           <button type="button" onClick={() => setEditing(false)}>
             Cancel
@@ -113,9 +179,34 @@ export function ConditionEditor({ api, name, condition, errorRate }: { api: stri
           Remove alert
         </button>
       ) : null}
+      {condition && !editing ? (
+        <button type="button" disabled={testing} onClick={() => void sendTest()} aria-label={`Send a test notification for ${name}`}>
+          Send a test notification
+        </button>
+      ) : null}
       <span role="status" className={styles.hint}>
         {message}
       </span>
     </div>
   )
+}
+
+/** `https://a.example/hook slack` per line → destinations; the server checks each URL and format. */
+function parseDestinations(text: string): Destination[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [url, format] = line.split(/\s+/)
+      return { url, format: (format ?? 'auto') as Destination['format'] }
+    })
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
 }

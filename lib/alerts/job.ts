@@ -1,7 +1,9 @@
 import 'server-only'
-import { sql } from 'drizzle-orm'
+import { lt, sql } from 'drizzle-orm'
 import { describeCondition, formatValue, formatWindow, isMet, METRIC_LABELS, type Condition } from '@/lib/saved-views/condition'
 import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib/alerts/deliver'
+import { alertDestinations, defaultDestinations } from '@/lib/alerts/destinations'
+import { alertEvaluation } from '@/lib/saved-views/tables'
 import { config } from '@/lib/config'
 import type { Database, Db } from '@/lib/db/client'
 import { DATASETS } from '@/lib/datasets/catalog'
@@ -92,8 +94,9 @@ export interface Measurement {
   estimated: boolean
 }
 
-/** The condition's metric over [now − window, now) of the view's dataset and filter. */
-export async function measure(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, now: Date): Promise<Measurement> {
+/** The condition's metric over [end − window, end) of the view's dataset and filter. */
+export async function measure(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, end: Date): Promise<Measurement> {
+  const now = end
   const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
   const dataset = DATASETS[state.dataset]
   const range = {
@@ -109,6 +112,51 @@ export async function measure(database: Database, view: Pick<SavedView, 'view'>,
   const errorFilter = state.filter ? `(${state.filter}) AND (${dataset.errorFilter})` : dataset.errorFilter
   const errors = await runQuery({ ...range, filter: errorFilter }, opts)
   return { value: total.count === 0 ? 0 : errors.count / total.count, estimated: !total.countExact || !errors.countExact }
+}
+
+/**
+ * Whether a condition with `consecutiveWindows` N is firing after this evaluation, from whether it
+ * held in each window, newest first (back to back, each `windowMinutes` long, the newest ending
+ * now). Not firing: it fires when it held in each of the last N windows. Firing: it stays firing
+ * while it holds in the newest window and resolves at the first window where it does not (as
+ * Grafana's pending period delays a firing, never a resolution). Pure, for the tests; `held` is
+ * how many windows in a row, newest first, it held in.
+ */
+export function judgeWindows(met: boolean[], consecutiveWindows: number, wasFiring: boolean): { firing: boolean; held: number } {
+  const firstMiss = met.indexOf(false)
+  const held = firstMiss === -1 ? met.length : firstMiss
+  return { firing: wasFiring ? held >= 1 : held >= consecutiveWindows, held }
+}
+
+export interface WindowsMeasurement {
+  /** The newest window's measurement. */
+  newest: Measurement
+  firing: boolean
+  held: number
+}
+
+/**
+ * Measures the newest window and, when it could fire, the ones before it, newest first, stopping
+ * at the first window where the condition did not hold (so a quiet condition costs one window).
+ */
+export async function measureWindows(
+  database: Database,
+  view: Pick<SavedView, 'view'>,
+  condition: Condition,
+  now: Date,
+  wasFiring: boolean,
+): Promise<WindowsMeasurement> {
+  const windowMs = condition.windowMinutes * 60_000
+  const needed = wasFiring ? 1 : condition.consecutiveWindows
+  const met: boolean[] = []
+  let newest: Measurement | null = null
+  for (let k = 0; k < needed; k++) {
+    const m = await measure(database, view, condition, new Date(now.getTime() - k * windowMs))
+    newest ??= m
+    met.push(isMet(condition, m.value))
+    if (!met[k]) break
+  }
+  return { newest: newest!, ...judgeWindows(met, condition.consecutiveWindows, wasFiring) }
 }
 
 const measureError = (error: unknown) =>
@@ -127,7 +175,11 @@ export function conditionSummary(view: Pick<SavedView, 'id' | 'view'>, condition
   const value = `${m.estimated ? 'about ' : ''}${formatValue(condition.metric, m.value)}`
   const metric = METRIC_LABELS[condition.metric].toLowerCase()
   const subject = `Saved view ${view.id}`
-  const tail = `${condition.op} ${formatValue(condition.metric, condition.threshold)} over the last ${formatWindow(condition.windowMinutes)} (${DATASETS[state.dataset].label}).`
+  const over =
+    condition.consecutiveWindows > 1 && event === 'fired'
+      ? `over each of the last ${condition.consecutiveWindows} windows of ${formatWindow(condition.windowMinutes)}`
+      : `over the last ${formatWindow(condition.windowMinutes)}`
+  const tail = `${condition.op} ${formatValue(condition.metric, condition.threshold)} ${over} (${DATASETS[state.dataset].label}).`
   if (event === 'fired') return `${subject} is firing: ${metric} ${value} is ${tail}`
   return `${subject} resolved: ${metric} ${value} is no longer ${tail}`
 }
@@ -209,7 +261,7 @@ export interface AlertsDeps {
 export async function runAlerts(database: Database, { dryRun }: { dryRun: boolean }, deps: AlertsDeps = {}): Promise<AlertsResult> {
   const db = database.db
   const now = (deps.now ?? (() => new Date()))()
-  const webhook = Boolean(deps.delivery?.url ?? config.ALERT_WEBHOOK_URL)
+  const defaults = defaultDestinations(deps.delivery?.url, deps.delivery?.format)
   const views = await listConditions(db)
   const counts: AlertsResult['counts'] = {
     conditions: views.length,
@@ -226,6 +278,7 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
   const errors: string[] = []
   const evaluations: AlertsResult['evaluations'] = []
   const rows: AlertRow[] = []
+  const history: Array<typeof alertEvaluation.$inferInsert> = []
   const deadline = performance.now() + (deps.evaluationBudgetMs ?? EVALUATION_BUDGET_MS)
   for (const view of views) {
     const condition = view.condition!
@@ -235,30 +288,43 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
       continue
     }
     const key = `view:${view.id}`
-    let m: Measurement
+    const webhook = alertDestinations(condition, defaults).length > 0
+    const past = await keyHistory(db, key)
+    const evaluation = {
+      viewId: view.id,
+      at: now,
+      windowStart: new Date(now.getTime() - condition.windowMinutes * 60_000),
+      windowEnd: now,
+      threshold: condition.threshold,
+      consecutiveWindows: condition.consecutiveWindows,
+    }
+    let m: WindowsMeasurement
     try {
-      m = await measure(database, view, condition, now)
+      m = await measureWindows(database, view, condition, now, past.last === 'fired')
     } catch (error) {
       counts.errors++
       // By id, and a refused filter without its words: the job's errors land in the job_runs dataset, which every query user reads.
       errors.push(`saved view ${view.id}: ${measureError(error)}`)
+      history.push({ ...evaluation, value: null, held: 0, state: 'error', error: measureError(error).slice(0, 500) })
       continue
     }
     counts.evaluated++
-    const firing = isMet(condition, m.value)
-    const decision = decide(firing, await keyHistory(db, key), now, { cooldownS: deps.cooldownS ?? config.ALERT_COOLDOWN_S, webhook })
+    const { firing } = m
+    const decision = decide(firing, past, now, { cooldownS: deps.cooldownS ?? config.ALERT_COOLDOWN_S, webhook })
     evaluations.push({
       id: view.id,
       name: view.name,
       condition: describeCondition(condition),
-      value: m.value,
+      value: m.newest.value,
       firing,
       recorded: decision ? `${decision.event} (${decision.delivery})` : null,
     })
+    const state = firing ? 'firing' : past.last === 'fired' ? 'resolved' : 'ok'
+    history.push({ ...evaluation, value: m.newest.value, held: m.held, state, delivery: decision?.delivery ?? null })
     if (!decision) continue
     counts[decision.event]++
     if (decision.delivery === 'suppressed') counts.suppressed++
-    const { state } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
+    const { state: viewState } = parseViewState(Object.fromEntries(new URLSearchParams(view.view)))
     rows.push(
       alertRow({
         at: now,
@@ -267,47 +333,82 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
         alertKey: key,
         viewId: view.id,
         name: null,
-        dataset: state.dataset,
+        dataset: viewState.dataset,
         metric: condition.metric,
         op: condition.op,
         threshold: condition.threshold,
-        value: m.value,
+        value: m.newest.value,
         windowMinutes: condition.windowMinutes,
-        summary: conditionSummary(view, condition, decision.event, m),
+        summary: conditionSummary(view, condition, decision.event, m.newest),
         delivery: decision.delivery,
       }),
     )
   }
   if (!dryRun) {
     await writeAlerts.insert(db, rows)
+    await recordEvaluations(db, history, now)
     const byKey = new Map(views.map((v) => [`view:${v.id}`, v]))
     const delivered: DeliveryResult = await deliverPending(
       db,
-      (r) =>
-        presentAlert(
+      (r) => {
+        const alertKey = String(r.alert_key)
+        const presented = presentAlert(
           config.PUBLIC_BASE_URL,
           {
             kind: String(r.kind),
             name: r.name === null ? null : String(r.name),
-            alertKey: String(r.alert_key),
+            alertKey,
             at: parseTimestamp(r.at),
             windowMinutes: r.window_minutes === null ? null : Number(r.window_minutes),
           },
           byKey,
-        ),
+        )
+        return { ...presented, destinations: alertDestinations(byKey.get(alertKey)?.condition ?? null, defaults) }
+      },
       deps.delivery,
     )
+    await settleEvaluations(db)
     Object.assign(counts, { delivered: delivered.delivered, failed: delivered.failed, pending: delivered.pending, attempts: delivered.attempts })
   }
+  const anywhere = defaults.length > 0 || views.some((v) => v.condition?.destinations.length)
   const summary = [
     `Evaluated ${counts.evaluated} of ${counts.conditions} condition${counts.conditions === 1 ? '' : 's'}: ${counts.fired} fired, ${counts.resolved} resolved (${counts.suppressed} within the cooldown, not sent)`,
     dryRun
       ? 'dry run: nothing recorded or sent'
-      : webhook
+      : anywhere
         ? `${counts.delivered} notification${counts.delivered === 1 ? '' : 's'} delivered, ${counts.pending} pending`
         : 'no ALERT_WEBHOOK_URL: recorded only',
   ].join('; ')
   return { summary: `${summary}.`, counts, errors: errors.slice(0, 5), evaluations }
+}
+
+/** Evaluations are kept this long (the alerts dataset keeps the firings and resolutions for QUERY_RETENTION_DAYS). */
+export const EVALUATION_RETENTION_DAYS = 30
+
+/** Writes this run's evaluations and deletes those past EVALUATION_RETENTION_DAYS. */
+async function recordEvaluations(db: Db, history: Array<typeof alertEvaluation.$inferInsert>, now: Date): Promise<void> {
+  if (history.length) await db.insert(alertEvaluation).values(history)
+  await db.delete(alertEvaluation).where(lt(alertEvaluation.at, new Date(now.getTime() - EVALUATION_RETENTION_DAYS * 86_400_000)))
+}
+
+/**
+ * An evaluation whose notification was pending takes the delivery of its alerts row (this run's
+ * or a later one's) and each destination's last outcome from the row's attempt log.
+ */
+async function settleEvaluations(db: Db): Promise<void> {
+  await db.execute(sql`UPDATE "alert_evaluation" e SET
+      "delivery" = a."delivery",
+      "outcomes" = (
+        SELECT coalesce(jsonb_agg(jsonb_build_object('destination', l."to", 'delivered', l."ok", 'status', l."status", 'error', l."error") ORDER BY l."to"), '[]'::jsonb)
+        FROM (
+          SELECT DISTINCT ON (x->>'to') x->>'to' AS "to", (x->>'ok')::boolean AS "ok", (x->>'status')::int AS "status", x->>'error' AS "error"
+          FROM jsonb_array_elements(a."attempt_log") WITH ORDINALITY AS t(x, n)
+          WHERE x ? 'to'
+          ORDER BY x->>'to', n DESC
+        ) l
+      )
+    FROM "alerts" a
+    WHERE e."delivery" = 'pending' AND a."at" = e."at" AND a."alert_key" = 'view:' || e."view_id"::text AND a."kind" = 'condition'`)
 }
 
 export interface PostureChange {

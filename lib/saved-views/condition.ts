@@ -14,6 +14,34 @@ export const METRIC_LABELS: Record<Metric, string> = { count: 'Row count', error
 export const MIN_WINDOW_MINUTES = 1
 /** One day: a condition is about what is happening now, and a longer window is a slower query every run. */
 export const MAX_WINDOW_MINUTES = 1440
+/** Each window is one more measurement per check, so a condition looks back at most this many. */
+export const MAX_CONSECUTIVE_WINDOWS = 10
+
+/** The body formats a destination can take (lib/alerts/channels); `auto` picks by the URL, like ALERT_WEBHOOK_FORMAT. */
+export const DESTINATION_FORMATS = ['auto', 'json', 'slack'] as const
+export const MAX_DESTINATIONS = 5
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
+
+/** A webhook the server may POST to: https anywhere, or http on this machine's loopback only (a receiver beside the service). */
+export function isAllowedWebhookUrl(value: string): boolean {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  if (url.username || url.password) return false
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname))
+}
+
+export const Destination = z
+  .object({
+    url: z.string().trim().max(2000).refine(isAllowedWebhookUrl, 'must be an https URL (or http on 127.0.0.1, [::1] or localhost), without a user or password'),
+    format: z.enum(DESTINATION_FORMATS).default('auto'),
+  })
+  .strict()
+export type Destination = z.infer<typeof Destination>
 
 export const Condition = z
   .object({
@@ -22,11 +50,17 @@ export const Condition = z
     /** Rows for `count`; a share from 0 to 1 for `error_rate` (0.05 = 5 %). */
     threshold: z.number().finite().min(0),
     windowMinutes: z.number().int().min(MIN_WINDOW_MINUTES).max(MAX_WINDOW_MINUTES),
+    /** Fires only when the condition held in each of the last N windows (back to back, each `windowMinutes` long). */
+    consecutiveWindows: z.number().int().min(1).max(MAX_CONSECUTIVE_WINDOWS).default(1),
+    /** Where its notifications go; none: ALERT_WEBHOOK_URL in ALERT_WEBHOOK_FORMAT. */
+    destinations: z.array(Destination).max(MAX_DESTINATIONS).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
     if (c.metric === 'error_rate' && c.threshold > 1)
       ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'an error rate is a share from 0 to 1 (0.05 = 5 %)' })
+    const urls = c.destinations.map((d) => d.url)
+    if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', path: ['destinations'], message: 'each destination must be listed once' })
   })
 export type Condition = z.infer<typeof Condition>
 
@@ -48,7 +82,9 @@ export function formatWindow(minutes: number): string {
   return `${minutes} min`
 }
 
-/** `Error rate above 5 % over the last 15 min`. */
-export function describeCondition(c: Condition): string {
-  return `${METRIC_LABELS[c.metric]} ${c.op} ${formatValue(c.metric, c.threshold)} over the last ${formatWindow(c.windowMinutes)}`
+/** `Error rate above 5 % over the last 15 min`, `… over each of the last 3 windows of 15 min`. */
+export function describeCondition(c: Pick<Condition, 'metric' | 'op' | 'threshold' | 'windowMinutes'> & { consecutiveWindows?: number }): string {
+  const n = c.consecutiveWindows ?? 1
+  const over = n > 1 ? `over each of the last ${n} windows of ${formatWindow(c.windowMinutes)}` : `over the last ${formatWindow(c.windowMinutes)}`
+  return `${METRIC_LABELS[c.metric]} ${c.op} ${formatValue(c.metric, c.threshold)} ${over}`
 }

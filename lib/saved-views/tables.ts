@@ -1,4 +1,4 @@
-import { bigint, doublePrecision, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { id, at } from '@/lib/datasets/storage/columns'
 
 // Saved views and run history of the query application, per identity (`owner`: the access
@@ -36,4 +36,38 @@ export const queryHistory = pgTable(
     error: text('error'),
   },
   (t) => [index('query_history_owner_idx').on(t.owner, t.id)],
+)
+
+/**
+ * One row per evaluation of a saved view's alert condition by the alerts job: the window measured,
+ * the value and threshold, the state after it and what became of its notification. Private like
+ * the view itself (its owner's page shows it; query_ro never reads it), unlike the alerts dataset,
+ * which every query user reads. Deleted with its view; rows past ALERT_EVALUATION_RETENTION_DAYS
+ * are deleted by the job.
+ */
+export const alertEvaluation = pgTable(
+  'alert_evaluation',
+  {
+    id: id().primaryKey(),
+    viewId: uuid('view_id')
+      .notNull()
+      .references(() => savedQuery.id, { onDelete: 'cascade' }),
+    at: at('at').notNull(),
+    windowStart: at('window_start').notNull(),
+    windowEnd: at('window_end').notNull(),
+    /** The newest window's value; null when it could not be measured (`error`). */
+    value: doublePrecision('value'),
+    threshold: doublePrecision('threshold').notNull(),
+    /** Windows in a row, newest first, in which the condition held (up to the condition's consecutiveWindows). */
+    held: integer('held').notNull(),
+    consecutiveWindows: integer('consecutive_windows').notNull(),
+    /** ok, firing, resolved (this evaluation resolved it), or error (not measured). */
+    state: text('state').notNull(),
+    /** The alerts row it recorded: pending, delivered, suppressed, disabled; null when nothing changed. */
+    delivery: text('delivery'),
+    /** Per destination (its label, never its URL): delivered or not, HTTP status, error. */
+    outcomes: jsonb('outcomes').$type<Array<{ destination: string; delivered: boolean; status: number | null; error: string | null }>>(),
+    error: text('error'),
+  },
+  (t) => [index('alert_evaluation_view_idx').on(t.viewId, t.at)],
 )

@@ -1,7 +1,7 @@
 import 'server-only'
 import { and, desc, eq, isNotNull, notInArray, sql } from 'drizzle-orm'
 import { z } from 'zod'
-import { queryHistory, savedQuery } from '@/lib/saved-views/tables'
+import { alertEvaluation, queryHistory, savedQuery } from '@/lib/saved-views/tables'
 import type { Identity } from '@/lib/access/policy'
 import { Condition } from '@/lib/saved-views/condition'
 import { DATASETS } from '@/lib/datasets/catalog'
@@ -87,6 +87,18 @@ const toSaved = (r: typeof savedQuery.$inferSelect): SavedView => ({
 export async function listSaved(owner: string, db?: Db): Promise<SavedView[]> {
   const rows = await (await database(db)).select().from(savedQuery).where(eq(savedQuery.owner, owner)).orderBy(desc(savedQuery.updatedAt))
   return rows.map(toSaved)
+}
+
+/** One of the owner's saved views; someone else's id finds nothing (404), like a missing one. */
+export async function getSaved(owner: string, id: string, db?: Db): Promise<SavedView> {
+  const [row] = await (
+    await database(db)
+  )
+    .select()
+    .from(savedQuery)
+    .where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, checkId(id))))
+  if (!row) throw notFound()
+  return toSaved(row)
 }
 
 /** Saves a view under a name; saving again under the same name replaces that view. */
@@ -218,4 +230,49 @@ export async function listHistory(owner: string, db?: Db): Promise<HistoryEntry[
     elapsedMs: r.elapsedMs,
     error: r.error,
   }))
+}
+
+export interface Evaluation {
+  id: number
+  viewId: string
+  at: string
+  windowStart: string
+  windowEnd: string
+  value: number | null
+  threshold: number
+  held: number
+  consecutiveWindows: number
+  state: string
+  delivery: string | null
+  outcomes: Array<{ destination: string; delivered: boolean; status: number | null; error: string | null }> | null
+  error: string | null
+}
+
+/** The latest evaluations of each of the owner's views with an alert, newest first (`perView` each). */
+export async function listEvaluations(owner: string, viewIds: string[], perView = 10, db?: Db): Promise<Map<string, Evaluation[]>> {
+  const byView = new Map<string, Evaluation[]>()
+  if (!viewIds.length) return byView
+  const d = await database(db)
+  const rows = await Promise.all(
+    viewIds.map((viewId) =>
+      d
+        .select({ e: alertEvaluation })
+        .from(alertEvaluation)
+        .innerJoin(savedQuery, eq(savedQuery.id, alertEvaluation.viewId))
+        .where(and(eq(savedQuery.owner, owner), eq(alertEvaluation.viewId, viewId)))
+        .orderBy(desc(alertEvaluation.at), desc(alertEvaluation.id))
+        .limit(perView),
+    ),
+  )
+  rows.flat().forEach(({ e }) => {
+    const list = byView.get(e.viewId) ?? []
+    list.push({
+      ...e,
+      at: e.at.toISOString(),
+      windowStart: e.windowStart.toISOString(),
+      windowEnd: e.windowEnd.toISOString(),
+    })
+    byView.set(e.viewId, list)
+  })
+  return byView
 }

@@ -142,7 +142,7 @@ describe(`alerts job (${driverName})`, { timeout: 60_000 }, () => {
     const saved = await saveView(OWNER, { name: 'API errors', page: 'rows', view: 'dataset=requests&range=24h' }, database.db)
     viewId = saved.id
     const set = await setCondition(OWNER, saved.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db)
-    expect(set.condition).toEqual({ metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 })
+    expect(set.condition).toEqual({ metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60, consecutiveWindows: 1, destinations: [] })
     const network = await saveView(OWNER, { name: 'Network', page: 'rows', view: 'dataset=network&range=24h' }, database.db)
     await expect(
       setCondition(OWNER, network.id, { condition: { metric: 'error_rate', op: 'above', threshold: 0.1, windowMinutes: 60 } }, database.db),

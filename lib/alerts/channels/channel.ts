@@ -18,6 +18,8 @@ export interface AlertRow {
   windowMinutes: number | null
   summary: string
   link: string | null
+  /** A test notification sent from the view's page, not a change of state (`event` is `test`). */
+  test?: boolean
 }
 
 export interface AlertChannel {

@@ -19,5 +19,6 @@ export const jsonChannel: AlertChannel = {
         }
       : {}),
     link: alert.link,
+    ...(alert.test ? { test: true } : {}),
   }),
 }

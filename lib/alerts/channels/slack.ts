@@ -5,7 +5,7 @@ import type { AlertChannel } from '@/lib/alerts/channels/channel'
 // fallback of notifications, `blocks` the message shown (Block Kit, typed by Slack's own
 // @slack/types): the title and summary in a section; the source, time and link in a context.
 
-const EVENT_TITLES: Record<string, string> = { fired: 'FIRING', resolved: 'RESOLVED', changed: 'CHANGED' }
+const EVENT_TITLES: Record<string, string> = { fired: 'FIRING', resolved: 'RESOLVED', changed: 'CHANGED', test: 'TEST' }
 
 /** Slack's mrkdwn reads &, < and > as markup. */
 const escapeSlack = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
