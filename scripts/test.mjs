@@ -83,11 +83,14 @@ const stages = [
   // NODE_LINES_INTEGRATION picks the integration lines), whichever Node runs this script.
   { name: 'node-lines', cmd: ['node', 'scripts/node-lines.mjs'], counts: () => jsonCounts(`${OUT}/node-lines.json`) },
   // Three instances of the build behind HAProxy (deploy/haproxy.cfg, Debian's package) on one
-  // Postgres (database qd_scale beside TEST_DATABASE_URL's) and one Redis (DB 10): one client's
+  // Postgres (database qd_scale beside TEST_DATABASE_URL's) and one Redis (DB 10 of TEST_REDIS_URL's): one client's
   // quota across the instances, a forged X-Forwarded-For, a cron job called on all three, one
   // journal directory, and SCALE_LOAD_SECONDS (120) of load from 64 client addresses while each
   // instance restarts in turn. Each scenario prints the numbers it asserted (`[scale] …`).
-  vitest('scale', 'scale', { SCALE_DATABASE_URL: process.env.SCALE_DATABASE_URL ?? siblingDatabase(testDatabaseUrl, 'qd_scale') }),
+  vitest('scale', 'scale', {
+    SCALE_DATABASE_URL: process.env.SCALE_DATABASE_URL ?? siblingDatabase(testDatabaseUrl, 'qd_scale'),
+    SCALE_REDIS_URL: process.env.SCALE_REDIS_URL ?? siblingDatabase(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', '10'),
+  }),
   // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
   // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
   // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).

@@ -21,7 +21,7 @@ export const SERVER_NAMES = ['app1', 'app2', 'app3'] as const
 export interface ServerState {
   name: string
   status: string
-  /** The last health check's result, e.g. L7OK, L7STS (wrong status), L4CON (refused). */
+  /** The last health check's result, e.g. L7OK, L7STS (wrong status), L4CON (refused); the stats' `* ` (a check under way) left off. */
   check: string
   /** Requests this server answered since HAProxy started. */
   sessions: number
@@ -59,7 +59,7 @@ export async function startHaproxy(ports: number[]): Promise<Balancer> {
     return lines
       .map((l) => l.split(','))
       .filter((f) => f[at('pxname')] === 'instances' && SERVER_NAMES.includes(f[at('svname')] as (typeof SERVER_NAMES)[number]))
-      .map((f) => ({ name: f[at('svname')], status: f[at('status')], check: f[at('check_status')], sessions: Number(f[at('stot')]) }))
+      .map((f) => ({ name: f[at('svname')], status: f[at('status')], check: f[at('check_status')].replace(/^\* /, ''), sessions: Number(f[at('stot')]) }))
   }
   const deadline = Date.now() + 10_000
   for (;;) {
@@ -103,7 +103,7 @@ export interface Cluster {
   balancer: Balancer
   instances: RunningApp[]
   /** SIGTERM instance `i`, wait for its exit and start it again on the same port; `up` once HAProxy has it UP again. */
-  restart(i: number, hooks?: { onDown?: () => void }): Promise<{ exitCode: number | null; downAfterMs: number | null; stoppedMs: number; upMs: number }>
+  restart(i: number): Promise<{ exitCode: number | null; downAfterMs: number | null; stoppedMs: number; upMs: number }>
   stop(): Promise<void>
 }
 
@@ -130,7 +130,7 @@ export async function startCluster(env: Record<string, string>, envOf: (i: numbe
   return {
     balancer: b,
     instances,
-    async restart(i, hooks) {
+    async restart(i) {
       const name = SERVER_NAMES[i]
       const t0 = Date.now()
       const old = instances[i]
@@ -144,7 +144,6 @@ export async function startCluster(env: Record<string, string>, envOf: (i: numbe
           const servers = await b.servers().catch(() => [])
           if (serverIs(name, 'DOWN')(servers)) {
             downAfterMs = Date.now() - t0
-            hooks?.onDown?.()
             return
           }
           await sleep(100)
