@@ -26,6 +26,19 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
+          // Three built instances behind HAProxy (deploy/haproxy.cfg) on one Postgres and one Redis:
+          // minutes of load and rolling restarts, one file at a time.
+          name: 'scale',
+          include: ['tests/scale/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 600_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
           // Fault injection against the built server (proxies in front of Redis and Postgres).
           name: 'fault',
           include: ['tests/fault/**/*.test.ts'],

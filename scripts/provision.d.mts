@@ -2,6 +2,7 @@ export type ServiceState = 'ok' | 'down' | 'auth' | 'error'
 export interface Facts {
   os: { platform: string; debianLike: boolean; apt: boolean; root: boolean; aptError?: string }
   chromium?: { path: string; override: boolean; present: boolean }
+  haproxy?: { path: string; override: boolean; present: boolean }
   postgres?: { url: string; override: boolean; state: ServiceState; detail?: string; installed: boolean; version?: string }
   redis?: { url: string; override: boolean; state: ServiceState; detail?: string; installed: boolean }
   replica?: ReplicaFacts
@@ -35,6 +36,7 @@ export interface Problem {
 }
 export interface Needs {
   chromium: boolean
+  haproxy: boolean
   postgres: boolean
   redis: boolean
   replica: boolean
@@ -44,6 +46,7 @@ export interface Machine {
   runStep(step: Step): Promise<void>
 }
 export declare const DEFAULT_CHROMIUM: string
+export declare const DEFAULT_HAPROXY: string
 export declare const DEFAULT_DATABASE_URL: string
 export declare const DEFAULT_REDIS_URL: string
 export declare const DEFAULT_DATABASES: string[]

@@ -1,5 +1,6 @@
 // What the test suites need from the machine, provided before any stage runs: Chromium (Debian's
-// package, never a downloaded browser build) for the end-to-end tests, a PostgreSQL answering on
+// package, never a downloaded browser build) for the end-to-end tests, HAProxy (Debian's package)
+// for the scale stage's balancer, a PostgreSQL answering on
 // 127.0.0.1:5432 as user postgres without a password, a Redis on 127.0.0.1:6379, and the test
 // databases, and for the integration-replica stage a streaming replica of that PostgreSQL on
 // 127.0.0.1:5433 (its data directory in .cache/pg-replica). Used by `npm test` (scripts/test.mjs)
@@ -9,7 +10,7 @@
 // is to be installed) and starts what is installed but down. Anywhere else (not root, no apt, another
 // OS, apt unreachable) it changes nothing and stops with one message naming what is missing and the
 // command that installs or starts each. Services the user points to (TEST_DATABASE_URL,
-// TEST_REDIS_URL, TEST_REPLICA_URL, CHROMIUM_PATH) are only checked, never installed or started.
+// TEST_REDIS_URL, TEST_REPLICA_URL, CHROMIUM_PATH, HAPROXY_PATH) are only checked, never installed or started.
 //
 // The decisions (facts → steps or problems) are pure functions, tested with made-up facts in
 // tests/unit/provision.test.ts; probing and running commands are passed in.
@@ -21,6 +22,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium'
+export const DEFAULT_HAPROXY = '/usr/sbin/haproxy'
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/qd_test'
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379'
 /** Databases the suites use on the default server: `test` and the one scripts/test.mjs names. */
@@ -33,6 +35,7 @@ const REDIS_START = ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1'
 /** What each service is for, in the message. */
 const PURPOSE = {
   chromium: 'the end-to-end tests',
+  haproxy: 'the scale stage’s load balancer',
   postgres: 'the Postgres-backed unit, integration and fault suites',
   redis: 'the rate-limit and fault suites',
   replica: 'the integration-replica stage',
@@ -43,6 +46,7 @@ const PURPOSE = {
  * @typedef {{
  *   os: { platform: string, debianLike: boolean, apt: boolean, root: boolean, aptError?: string },
  *   chromium?: { path: string, override: boolean, present: boolean },
+ *   haproxy?: { path: string, override: boolean, present: boolean },
  *   postgres?: { url: string, override: boolean, state: ServiceState, detail?: string, installed: boolean, version?: string },
  *   redis?: { url: string, override: boolean, state: ServiceState, detail?: string, installed: boolean },
  *   replica?: ReplicaFacts,
@@ -75,6 +79,8 @@ function manualCommands(facts, service) {
     switch (service) {
       case 'chromium':
         return [`${sudo}apt-get update && ${sudo}apt-get install -y chromium`]
+      case 'haproxy':
+        return [`${sudo}apt-get update && ${sudo}apt-get install -y haproxy`]
       case 'postgres':
         return facts.postgres?.installed
           ? [`${sudo}pg_ctlcluster --skip-systemctl-redirect ${facts.postgres.version ?? '<version>'} main start`]
@@ -90,6 +96,8 @@ function manualCommands(facts, service) {
     switch (service) {
       case 'chromium':
         return ['brew install --cask chromium', 'export CHROMIUM_PATH="/Applications/Chromium.app/Contents/MacOS/Chromium"']
+      case 'haproxy':
+        return ['brew install haproxy', 'export HAPROXY_PATH="$(brew --prefix)/sbin/haproxy"']
       case 'postgres':
         return ['brew install postgresql@17 && brew services start postgresql@17', 'createuser -s postgres']
       case 'redis':
@@ -99,6 +107,8 @@ function manualCommands(facts, service) {
   switch (service) {
     case 'chromium':
       return ['install Chromium with the system package manager, then export CHROMIUM_PATH=/path/to/chromium']
+    case 'haproxy':
+      return ['install HAProxy (2.2 or later) with the system package manager, then export HAPROXY_PATH=/path/to/haproxy']
     case 'postgres':
       return [
         'install PostgreSQL, start it on 127.0.0.1:5432 with a superuser postgres that needs no password from 127.0.0.1, or export TEST_DATABASE_URL=postgres://user:password@host:port/qd_test',
@@ -131,23 +141,28 @@ export function planProvisioning(facts) {
   /** @type {Step[]} */ const after = []
   /** @type {Problem[]} */ const problems = []
 
-  const { chromium, postgres, redis } = facts
-  if (chromium && !chromium.present) {
-    if (chromium.override)
+  const { chromium, haproxy, postgres, redis } = facts
+  // A program from one Debian package, at a path the user may override: installed when absent.
+  const program = (service, name, variable) => {
+    const found = facts[service]
+    if (!found || found.present) return
+    if (found.override)
       problems.push({
-        what: `Chromium is not at CHROMIUM_PATH=${chromium.path} (for ${PURPOSE.chromium}).`,
+        what: `${name} is not at ${variable}=${found.path} (for ${PURPOSE[service]}).`,
         commands: [
-          'export CHROMIUM_PATH=/path/to/chromium',
-          ...(os.debianLike ? ['or unset CHROMIUM_PATH and let npm test install Debian’s chromium (as root)'] : []),
+          `export ${variable}=/path/to/${service}`,
+          ...(os.debianLike ? [`or unset ${variable} and let npm test install Debian’s ${service} (as root)`] : []),
         ],
       })
-    else if (canApt) packages.push('chromium')
+    else if (canApt) packages.push(service)
     else
       problems.push({
-        what: `Chromium is not at ${chromium.path} (for ${PURPOSE.chromium}), and it cannot be installed here: ${why}.`,
-        commands: manualCommands(facts, 'chromium'),
+        what: `${name} is not at ${found.path} (for ${PURPOSE[service]}), and it cannot be installed here: ${why}.`,
+        commands: manualCommands(facts, service),
       })
   }
+  program('chromium', 'Chromium', 'CHROMIUM_PATH')
+  program('haproxy', 'HAProxy', 'HAPROXY_PATH')
 
   if (postgres && postgres.state !== 'ok') {
     const at = hostPort(postgres.url, 5432)
@@ -332,23 +347,24 @@ export function formatProblems(problems) {
     lines.push(`- ${p.what}`)
     for (const c of p.commands) lines.push(`    ${c}`)
   }
-  lines.push('', 'Then run npm test again. To use services of your own, set TEST_DATABASE_URL, TEST_REDIS_URL or CHROMIUM_PATH.')
+  lines.push('', 'Then run npm test again. To use services of your own, set TEST_DATABASE_URL, TEST_REDIS_URL, CHROMIUM_PATH or HAPROXY_PATH.')
   return lines.join('\n')
 }
 
 /**
  * Which services the selected stages need (scripts/test.mjs stage names; all when none is selected).
  * `unit` needs none: the unit project runs its database suites on PGlite. `node-lines` runs the
- * integration project too, on some lines. (The Node lines come from the npm registry, which
- * `npm install` already needs.)
+ * integration project too, on some lines. `scale` runs three instances behind HAProxy on one
+ * Postgres and one Redis. (The Node lines come from the npm registry, which `npm install` already needs.)
  */
 export function needsOf(stageNames) {
   const all = stageNames.length === 0
   const has = (...names) => all || names.some((n) => stageNames.includes(n))
   return {
     chromium: has('e2e'),
-    postgres: has('unit-postgres', 'unit-neon', 'integration', 'integration-postgres', 'integration-replica', 'fault', 'node-lines'),
-    redis: has('integration', 'fault', 'node-lines'),
+    haproxy: has('scale'),
+    postgres: has('unit-postgres', 'unit-neon', 'integration', 'integration-postgres', 'integration-replica', 'scale', 'fault', 'node-lines'),
+    redis: has('integration', 'scale', 'fault', 'node-lines'),
     replica: has('integration-replica'),
   }
 }
@@ -568,6 +584,10 @@ export async function probeMachine(env = process.env, needs = needsOf([])) {
   if (needs.chromium) {
     const p = env.CHROMIUM_PATH || DEFAULT_CHROMIUM
     facts.chromium = { path: p, override: !!env.CHROMIUM_PATH, present: executable(p) }
+  }
+  if (needs.haproxy) {
+    const p = env.HAPROXY_PATH || DEFAULT_HAPROXY
+    facts.haproxy = { path: p, override: !!env.HAPROXY_PATH, present: executable(p) }
   }
   if (needs.postgres) {
     const url = env.TEST_DATABASE_URL || DEFAULT_DATABASE_URL

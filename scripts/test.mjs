@@ -1,7 +1,7 @@
-// `npm test`: provisioning first (scripts/provision.mjs: Chromium, PostgreSQL, Redis and the test
+// `npm test`: provisioning first (scripts/provision.mjs: Chromium, HAProxy, PostgreSQL, Redis and the test
 // databases, installed or started when missing, or one message saying what to do), then lint,
 // typecheck, build, the unit suite (on this Node and on each supported line), integration,
-// fault-injection and end-to-end suites. Every stage runs
+// scale (three instances behind HAProxy), fault-injection and end-to-end suites. Every stage runs
 // even when an earlier one failed, and the last line sums the test counts: `N passed, N failed`.
 // `npm test -- unit e2e` runs only the named stages (and provisions only what they need).
 import { spawnSync } from 'node:child_process'
@@ -45,6 +45,8 @@ const vitest = (project, name, extraEnv = {}, files = []) => ({
 })
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/qd_test'
+/** Another database on the server of `url`. */
+const siblingDatabase = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString()
 // The database-backed unit suites: those that take their database from test-support/query-database
 // (PGlite by default, QUERY_TEST_DATABASE_URL when set), found rather than listed.
 const QUERY_DATA_SUITES = readdirSync('tests/unit')
@@ -94,6 +96,15 @@ const stages = [
   // served by 26 (scripts/node-lines.mjs: each line from the npm registry, cached in .cache/node/;
   // NODE_LINES_INTEGRATION picks the integration lines), whichever Node runs this script.
   { name: 'node-lines', cmd: ['node', 'scripts/node-lines.mjs'], counts: () => jsonCounts(`${OUT}/node-lines.json`) },
+  // Three instances of the build behind HAProxy (deploy/haproxy.cfg, Debian's package) on one
+  // Postgres (database qd_scale beside TEST_DATABASE_URL's) and one Redis (DB 10 of TEST_REDIS_URL's): one client's
+  // quota across the instances, a forged X-Forwarded-For, a cron job called on all three, one
+  // journal directory, and SCALE_LOAD_SECONDS (120) of load from 64 client addresses while each
+  // instance restarts in turn. Each scenario prints the numbers it asserted (`[scale] …`).
+  vitest('scale', 'scale', {
+    SCALE_DATABASE_URL: process.env.SCALE_DATABASE_URL ?? siblingDatabase(testDatabaseUrl, 'qd_scale'),
+    SCALE_REDIS_URL: process.env.SCALE_REDIS_URL ?? siblingDatabase(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', '10'),
+  }),
   // Fault injection against the built server: loopback proxies in front of Redis and Postgres cut
   // and hang them under load; SIGTERM while requests or the database hang; oversized bodies; a
   // schema-driven fuzz; a soak. Each scenario prints the numbers it asserted (`[fault] …`).

@@ -34,11 +34,11 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the built application (`node server.mjs`, as `npm start` does) on a free loopback port
- * with exactly the given environment on top of a clean base, and waits until it answers.
- * Requires a production build (`npm run build`).
+ * (or `env.PORT`, to start an instance again where it was) with exactly the given environment on
+ * top of a clean base, and waits until it answers. Requires a production build (`npm run build`).
  */
 export async function startApp(env: Record<string, string | undefined> = {}): Promise<RunningApp> {
-  const port = await freePort()
+  const port = env.PORT ? Number(env.PORT) : await freePort()
   const base: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',

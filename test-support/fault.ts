@@ -18,8 +18,8 @@ export async function proxied(url: string): Promise<{ proxy: TcpProxy; url: stri
 }
 
 /** Request-log rows written with `userAgent` (each scenario sends its own), and request ids seen twice. */
-export async function requestLogRows(userAgent: string): Promise<{ rows: number; duplicateIds: number; ids: Set<string> }> {
-  const client = new pg.Client({ connectionString: DATABASE_URL })
+export async function requestLogRows(userAgent: string, databaseUrl = DATABASE_URL): Promise<{ rows: number; duplicateIds: number; ids: Set<string> }> {
+  const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
     const { rows } = await client.query<{ request_id: string; n: string }>(

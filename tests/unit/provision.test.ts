@@ -57,6 +57,42 @@ describe('planProvisioning', () => {
     expect(planProvisioning(facts).steps[1]).toEqual({ kind: 'apt-install', packages: ['chromium'] })
   })
 
+  it('installs HAProxy with Chromium in one apt-get install when the scale and e2e stages need them', () => {
+    const facts: Facts = { ...ready(), haproxy: { path: '/usr/sbin/haproxy', override: false, present: false } }
+    facts.chromium = { ...facts.chromium!, present: false }
+    expect(planProvisioning(facts).steps.slice(0, 2)).toEqual([{ kind: 'apt-update' }, { kind: 'apt-install', packages: ['chromium', 'haproxy'] }])
+    // Present: nothing to install.
+    expect(kinds(planProvisioning({ ...ready(), haproxy: { path: '/usr/sbin/haproxy', override: false, present: true } }).steps)).toEqual(['create-databases'])
+  })
+
+  it('names the command that installs HAProxy when it cannot, and only checks HAPROXY_PATH', () => {
+    const notRoot: Facts = { ...ready({ ...debianRoot, root: false }), haproxy: { path: '/usr/sbin/haproxy', override: false, present: false } }
+    expect(planProvisioning(notRoot)).toEqual({
+      steps: [],
+      problems: [
+        {
+          what: 'HAProxy is not at /usr/sbin/haproxy (for the scale stage’s load balancer), and it cannot be installed here: not running as root.',
+          commands: ['sudo apt-get update && sudo apt-get install -y haproxy'],
+        },
+      ],
+    })
+    const mac: Facts = {
+      os: { platform: 'darwin', debianLike: false, apt: false, root: false },
+      haproxy: { path: '/usr/sbin/haproxy', override: false, present: false },
+    }
+    expect(planProvisioning(mac).problems[0].commands).toEqual(['brew install haproxy', 'export HAPROXY_PATH="$(brew --prefix)/sbin/haproxy"'])
+    const override: Facts = { ...ready(), haproxy: { path: '/opt/haproxy/sbin/haproxy', override: true, present: false } }
+    expect(planProvisioning(override)).toEqual({
+      steps: [],
+      problems: [
+        {
+          what: 'HAProxy is not at HAPROXY_PATH=/opt/haproxy/sbin/haproxy (for the scale stage’s load balancer).',
+          commands: ['export HAPROXY_PATH=/path/to/haproxy', 'or unset HAPROXY_PATH and let npm test install Debian’s haproxy (as root)'],
+        },
+      ],
+    })
+  })
+
   it('starts an installed Redis without root (redis-server needs none)', () => {
     const facts = ready({ ...debianRoot, root: false })
     facts.redis = { ...facts.redis!, state: 'down' }
@@ -92,7 +128,7 @@ describe('planProvisioning', () => {
     const message = formatProblems(problems)
     expect(message.split('\n')[0]).toBe('npm test cannot start: this machine lacks what the tests need, and it cannot be provided here.')
     expect(message).toContain('    sudo apt-get update && sudo apt-get install -y chromium')
-    expect(message).toMatch(/TEST_DATABASE_URL, TEST_REDIS_URL or CHROMIUM_PATH\.$/)
+    expect(message).toMatch(/TEST_DATABASE_URL, TEST_REDIS_URL, CHROMIUM_PATH or HAPROXY_PATH\.$/)
   })
 
   it.each([
@@ -146,11 +182,12 @@ describe('planProvisioning', () => {
   })
 
   it('asks only for what the selected stages need', () => {
-    expect(needsOf([])).toEqual({ chromium: true, postgres: true, redis: true, replica: true })
-    expect(needsOf(['lint', 'typecheck', 'unit'])).toEqual({ chromium: false, postgres: false, redis: false, replica: false })
-    expect(needsOf(['node-lines'])).toEqual({ chromium: false, postgres: true, redis: true, replica: false })
-    expect(needsOf(['e2e'])).toEqual({ chromium: true, postgres: false, redis: false, replica: false })
-    expect(needsOf(['integration-replica'])).toEqual({ chromium: false, postgres: true, redis: false, replica: true })
+    expect(needsOf([])).toEqual({ chromium: true, haproxy: true, postgres: true, redis: true, replica: true })
+    expect(needsOf(['lint', 'typecheck', 'unit'])).toEqual({ chromium: false, haproxy: false, postgres: false, redis: false, replica: false })
+    expect(needsOf(['node-lines'])).toEqual({ chromium: false, haproxy: false, postgres: true, redis: true, replica: false })
+    expect(needsOf(['e2e'])).toEqual({ chromium: true, haproxy: false, postgres: false, redis: false, replica: false })
+    expect(needsOf(['integration-replica'])).toEqual({ chromium: false, haproxy: false, postgres: true, redis: false, replica: true })
+    expect(needsOf(['scale'])).toEqual({ chromium: false, haproxy: true, postgres: true, redis: true, replica: false })
     const facts: Facts = { os: { platform: 'win32', debianLike: false, apt: false, root: false } }
     expect(planProvisioning(facts)).toEqual({ steps: [], problems: [] })
   })
