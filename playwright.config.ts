@@ -10,6 +10,9 @@ export default defineConfig({
   workers: 1,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
+  // A page is rendered on the server from database queries: on a busy two-core machine one can take
+  // more than the default 5 s to arrive after a click, which is slow, not wrong.
+  expect: { timeout: 15_000 },
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'retain-on-failure',
