@@ -40,6 +40,7 @@ export function QueryForm({
       {state.compare ? <input type="hidden" name="compare" value={state.compare} /> : null}
       {state.split ? <input type="hidden" name="split" value={state.split} /> : null}
       {state.live ? <input type="hidden" name="live" value="1" /> : null}
+      {state.refresh ? <input type="hidden" name="refresh" value={state.refresh} /> : null}
       {!withLimit && sortParam(state) ? <input type="hidden" name="sort" value={sortParam(state)} /> : null}
       {dataset.columns.some((c) => c.type === 'text') ? (
         <label className={styles.searchField}>

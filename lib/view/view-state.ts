@@ -59,12 +59,18 @@ export interface ViewState {
   split?: string
   /** Live tail (`live=1`): the rows page shows rows as they are written instead of a range. */
   live?: boolean
+  /** Dashboard auto-refresh (`refresh=30s|1m|5m`): the page reloads its panels at that interval while visible. */
+  refresh?: RefreshId
   /** Rows in context (`around=<row key>`): the rows page shows the rows just newer and older than that row; the range does not apply. */
   around?: string
 }
 
 /** A row's key as the query API gives it (`keys`, `nextCursor`): its time to the microsecond and its id. */
 const ROW_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z~\d{1,19}$/
+
+/** Auto-refresh intervals of the dashboard, in seconds. */
+export const REFRESH_INTERVALS = { '30s': 30, '1m': 60, '5m': 300 } as const
+export type RefreshId = keyof typeof REFRESH_INTERVALS
 
 export type SearchParams = Record<string, string | string[] | undefined>
 
@@ -139,6 +145,10 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
     desc = sortParam.startsWith('-')
   } else if (sortParam) notices.push(`Rows cannot be sorted by “${sortColumn}” (sortable: ${sortable.join(', ')}); showing the newest first.`)
 
+  const refreshParam = one(sp.refresh)
+  const refresh = refreshParam in REFRESH_INTERVALS ? (refreshParam as RefreshId) : undefined
+  if (refreshParam && !refresh) notices.push(`“${refreshParam}” is not a refresh interval (30s, 1m, 5m); not refreshing.`)
+
   let around = one(sp.around)
   if (around && !ROW_KEY.test(around)) {
     notices.push(`“${around}” is not a row of this dataset; showing the range instead of rows around it.`)
@@ -171,6 +181,7 @@ export function parseViewState(sp: SearchParams, opts: ParseOptions = {}): { sta
       ...compare.state,
       ...(one(sp.live) === '1' ? { live: true } : {}),
       ...(around ? { around } : {}),
+      ...(refresh ? { refresh } : {}),
     },
     notices: [...notices, ...limit.notices, ...offset.notices, ...compare.notices],
   }
@@ -316,6 +327,7 @@ export function viewQuery(s: ViewState): string {
   if (s.split) q.set('split', s.split)
   if (s.live) q.set('live', '1')
   if (s.around) q.set('around', s.around)
+  if (s.refresh) q.set('refresh', s.refresh)
   return q.toString()
 }
 

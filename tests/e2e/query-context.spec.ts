@@ -185,3 +185,23 @@ test.describe('change points', () => {
     await expect(page.getByTestId('row-count')).toHaveText('Rows 1–31 of 31')
   })
 })
+
+test.describe('dashboard auto-refresh', () => {
+  test.use({ viewport: { width: 1440, height: 900 } })
+
+  test('the interval goes into the URL and the panels are drawn again on the server at it', async ({ page }) => {
+    test.setTimeout(120_000)
+    await page.goto('/query/dashboard?dataset=requests&range=1h')
+    await page.getByTestId('refresh-select').selectOption('30s')
+    await expect(page).toHaveURL(/refresh=30s/)
+    const stamp = page.getByTestId('refreshed-at')
+    await expect(stamp).toHaveText(/^updated \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/)
+    const first = await stamp.textContent()
+    // One tick later (30 s) the server has drawn the page again.
+    await expect.poll(() => stamp.textContent(), { timeout: 50_000, intervals: [2_000] }).not.toBe(first)
+    await axe(page)
+    await page.getByTestId('refresh-select').selectOption('')
+    await expect(page).not.toHaveURL(/refresh=/)
+    await expect(stamp).toHaveText('')
+  })
+})

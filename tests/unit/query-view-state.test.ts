@@ -200,6 +200,25 @@ describe('links', () => {
     expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...live, filter: "action = 'allow'" })
     expect(viewHref('/query', live, { live: false })).not.toContain('live')
   })
+
+  it('keeps auto-refresh (refresh=30s|1m|5m) on its links and names an interval it does not know', () => {
+    const refreshing = parseViewState({ dataset: 'requests', range: '1h', refresh: '1m' }).state
+    expect(refreshing.refresh).toBe('1m')
+    const href = viewHref('/query/dashboard', refreshing, { filter: 'status >= 500' })
+    expect(href).toContain('&refresh=1m')
+    expect(parseViewState(Object.fromEntries(new URL(href, 'http://x').searchParams)).state).toEqual({ ...refreshing, filter: 'status >= 500' })
+    const { state: plain, notices } = parseViewState({ refresh: '10s' })
+    expect(plain.refresh).toBeUndefined()
+    expect(notices).toEqual(['“10s” is not a refresh interval (30s, 1m, 5m); not refreshing.'])
+  })
+
+  it('keeps rows in context (around=) on links within the dataset and drops it for another dataset', () => {
+    const around = parseViewState({ dataset: 'requests', around: '2026-11-21T13:00:00.000123Z~42' }).state
+    expect(around.around).toBe('2026-11-21T13:00:00.000123Z~42')
+    expect(viewHref('/query', around, { filter: 'status = 200' })).toContain('around=2026-11-21T13%3A00%3A00.000123Z%7E42')
+    expect(viewHref('/query', around, { dataset: 'dns' })).not.toContain('around')
+    expect(parseViewState({ around: 'yesterday' }).notices).toEqual(['“yesterday” is not a row of this dataset; showing the range instead of rows around it.'])
+  })
 })
 
 describe('ranges relative to now', () => {

@@ -1,5 +1,6 @@
 import { after } from 'next/server'
 import type { Metadata } from 'next'
+import { AutoRefresh } from '@/components/query/auto-refresh-client'
 import { CompareControls } from '@/components/query/compare-controls'
 import { dashboardExtras } from '@/components/query/dashboard-extras'
 import { DashboardPanel } from '@/components/query/dashboard-panel'
@@ -11,6 +12,7 @@ import { AppError } from '@/lib/errors'
 import { ownerOf, queryAs, recordRun } from '@/lib/saved-views/views'
 import { runDashboardCharts } from '@/lib/query/compare'
 import { runDashboard, type DashboardResult } from '@/lib/query/service'
+import { renderTime } from '@/lib/view/exact-window'
 import { formatTime } from '@/lib/view/time'
 import { rangeRequest, viewQuery, type SearchParams, type ViewState } from '@/lib/view/view-state'
 import { loadPageContext, pageTitle } from '../page-context'
@@ -48,13 +50,15 @@ async function Panels({ path, state, identity }: { path: string; state: ViewStat
   const rowCount = rows?.kind === 'timeseries' ? rows.series[0].values.reduce((a, b) => a + b, 0) : undefined
   // The history row is written after the page is sent: rendering reads, it does not write.
   const done = { ...run, rowCount, elapsedMs: result.elapsedMs }
-  after(() => recordRun(ownerOf(identity), done))
+  // An auto-refreshing dashboard would fill the history with its own ticks: its runs are not recorded.
+  if (!state.refresh) after(() => recordRun(ownerOf(identity), done))
   return (
     <>
       <p className={styles.hint} data-testid="range">
         {formatTime(result.range.from, state.tz)} → {formatTime(result.range.to, state.tz)} · {result.panels.length} panels in {result.elapsedMs} ms
         {result.filter ? ` · filter: ${result.filter}` : ''} · click an entry to filter by it, Alt-click to exclude it
       </p>
+      <AutoRefresh path={path} state={state} renderedAt={renderTime()} />
       <CompareControls action={path} state={state} />
       <div className={styles.panels}>
         {result.panels.map((panel) => (
