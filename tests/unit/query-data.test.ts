@@ -632,6 +632,6 @@ describe(`keyset paging (${driverName})`, () => {
 
   it('rejects a cursor it did not issue', async () => {
     const e = await appError(runQuery({ dataset: 'requests', dateFrom: day, dateTo: day, cursor: "2026-01-13T10:00:00Z'; DROP TABLE x" }))
-    expect([e.code, e.message]).toEqual(['invalid_input', 'cursor: must be a nextCursor returned by an earlier page'])
+    expect([e.code, e.message]).toEqual(['invalid_input', 'cursor: must be a row key returned by an earlier page (nextCursor or keys)'])
   })
 })
