@@ -42,6 +42,8 @@ export function ConditionEditor({
   const id = useId()
   const [editing, setEditing] = useState(false)
   const [metric, setMetric] = useState<Metric>(condition?.metric ?? 'count')
+  // 0: a fixed threshold; N: a departure from the same window of the last N days.
+  const [compareDays, setCompareDays] = useState(condition?.compareDays ?? 0)
   const [message, setMessage] = useState('')
   const [testing, setTesting] = useState(false)
 
@@ -67,7 +69,9 @@ export function ConditionEditor({
     router.refresh()
   }
 
-  const threshold = condition ? (condition.metric === 'error_rate' ? condition.threshold * 100 : condition.threshold) : undefined
+  // Shown as typed: a percentage for an error rate or a departure, rows for a count.
+  const threshold = condition ? (condition.metric === 'error_rate' || condition.compareDays ? condition.threshold * 100 : condition.threshold) : undefined
+  const asPercent = metric === 'error_rate' || compareDays > 0
   return (
     <div className={styles.listActions}>
       <span data-testid="condition">{condition ? describeCondition(condition) : 'No alert'}</span>
@@ -87,7 +91,8 @@ export function ConditionEditor({
             const next = {
               metric,
               op: String(form.get('op')) as Condition['op'],
-              threshold: metric === 'error_rate' ? value / 100 : value,
+              threshold: asPercent ? value / 100 : value,
+              ...(compareDays > 0 ? { compareDays } : {}),
               windowMinutes: Number(form.get('window')),
               consecutiveWindows: Number(form.get('consecutive')),
               destinations: parseDestinations(String(form.get('destinations') ?? '')),
@@ -113,14 +118,25 @@ export function ConditionEditor({
               </option>
             ))}
           </select>
-          <label htmlFor={`${id}-threshold`}>{metric === 'error_rate' ? 'Threshold (%)' : 'Threshold (rows)'}</label>
+          <label htmlFor={`${id}-compare`}>Compared with</label>
+          <select id={`${id}-compare`} name="compare" value={compareDays} onChange={(e) => setCompareDays(Number(e.target.value))}>
+            <option value={0}>a fixed threshold</option>
+            {[...new Set([1, 3, 7, ...(condition?.compareDays ? [condition.compareDays] : [])])]
+              .sort((a, b) => a - b)
+              .map((d) => (
+                <option key={d} value={d}>
+                  {d === 1 ? 'the same window the day before' : `the same window of the last ${d} days (median)`}
+                </option>
+              ))}
+          </select>
+          <label htmlFor={`${id}-threshold`}>{compareDays > 0 ? 'By (%)' : metric === 'error_rate' ? 'Threshold (%)' : 'Threshold (rows)'}</label>
           <input
             id={`${id}-threshold`}
             name="threshold"
             type="number"
             required
             min={0}
-            max={metric === 'error_rate' ? 100 : undefined}
+            max={compareDays > 0 ? 1000 : metric === 'error_rate' ? 100 : undefined}
             step="any"
             defaultValue={threshold}
             inputMode="decimal"

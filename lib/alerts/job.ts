@@ -1,6 +1,6 @@
 import 'server-only'
 import { lt, sql } from 'drizzle-orm'
-import { describeCondition, formatValue, formatWindow, isMet, METRIC_LABELS, type Condition } from '@/lib/saved-views/condition'
+import { describeCondition, effectiveThreshold, formatValue, formatWindow, isMet, METRIC_LABELS, type Condition } from '@/lib/saved-views/condition'
 import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib/alerts/deliver'
 import { alertDestinations, defaultDestinations } from '@/lib/alerts/destinations'
 import { alertEvaluation } from '@/lib/saved-views/tables'
@@ -92,6 +92,26 @@ export interface Measurement {
   value: number
   /** Whether a count behind the value is the planner's estimate (more rows than QUERY_EXACT_COUNT_LIMIT). */
   estimated: boolean
+  /** A departure's baseline: the median of the same window on each of the condition's earlier days. */
+  baseline?: number
+}
+
+const DAY_MS = 86_400_000
+
+/** The median of a few numbers. */
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+}
+
+/** The window ending at `end`, and for a departure its baseline: the median over the same window of each earlier day. */
+async function measureWithBaseline(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, end: Date): Promise<Measurement> {
+  const m = await measure(database, view, condition, end)
+  if (condition.compareDays === undefined) return m
+  const earlier: Measurement[] = []
+  for (let d = 1; d <= condition.compareDays; d++) earlier.push(await measure(database, view, condition, new Date(end.getTime() - d * DAY_MS)))
+  return { ...m, baseline: median(earlier.map((e) => e.value)), estimated: m.estimated || earlier.some((e) => e.estimated) }
 }
 
 /** The condition's metric over [end − window, end) of the view's dataset and filter. */
@@ -151,9 +171,9 @@ export async function measureWindows(
   const met: boolean[] = []
   let newest: Measurement | null = null
   for (let k = 0; k < needed; k++) {
-    const m = await measure(database, view, condition, new Date(now.getTime() - k * windowMs))
+    const m = await measureWithBaseline(database, view, condition, new Date(now.getTime() - k * windowMs))
     newest ??= m
-    met.push(isMet(condition, m.value))
+    met.push(isMet(condition, m.value, m.baseline))
     if (!met[k]) break
   }
   return { newest: newest!, ...judgeWindows(met, condition.consecutiveWindows, wasFiring) }
@@ -179,7 +199,11 @@ export function conditionSummary(view: Pick<SavedView, 'id' | 'view'>, condition
     condition.consecutiveWindows > 1 && event === 'fired'
       ? `over each of the last ${condition.consecutiveWindows} windows of ${formatWindow(condition.windowMinutes)}`
       : `over the last ${formatWindow(condition.windowMinutes)}`
-  const tail = `${condition.op} ${formatValue(condition.metric, condition.threshold)} ${over} (${DATASETS[state.dataset].label}).`
+  const limit =
+    condition.compareDays === undefined
+      ? formatValue(condition.metric, condition.threshold)
+      : `${formatValue(condition.metric, effectiveThreshold(condition, m.baseline))} (${Math.round(condition.threshold * 100)} % ${condition.op} the usual ${formatValue(condition.metric, m.baseline ?? 0)} of the same window on ${condition.compareDays === 1 ? 'the day before' : `the last ${condition.compareDays} days`})`
+  const tail = `${condition.op} ${limit} ${over} (${DATASETS[state.dataset].label}).`
   if (event === 'fired') return `${subject} is firing: ${metric} ${value} is ${tail}`
   return `${subject} resolved: ${metric} ${value} is no longer ${tail}`
 }
@@ -320,7 +344,14 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
       recorded: decision ? `${decision.event} (${decision.delivery})` : null,
     })
     const state = firing ? 'firing' : past.last === 'fired' ? 'resolved' : 'ok'
-    history.push({ ...evaluation, value: m.newest.value, held: m.held, state, delivery: decision?.delivery ?? null })
+    history.push({
+      ...evaluation,
+      threshold: effectiveThreshold(condition, m.newest.baseline),
+      value: m.newest.value,
+      held: m.held,
+      state,
+      delivery: decision?.delivery ?? null,
+    })
     if (!decision) continue
     counts[decision.event]++
     if (decision.delivery === 'suppressed') counts.suppressed++
@@ -336,7 +367,7 @@ export async function runAlerts(database: Database, { dryRun }: { dryRun: boolea
         dataset: viewState.dataset,
         metric: condition.metric,
         op: condition.op,
-        threshold: condition.threshold,
+        threshold: effectiveThreshold(condition, m.newest.baseline),
         value: m.newest.value,
         windowMinutes: condition.windowMinutes,
         summary: conditionSummary(view, condition, decision.event, m.newest),

@@ -1,7 +1,8 @@
 import { z } from 'zod'
 
 // A saved view's alert condition: a measure of the view's rows (its dataset and filter) over the
-// last `windowMinutes`, compared with a threshold. Pure and browser-safe: the saved-views page
+// last `windowMinutes`, compared with a threshold, or with the same window of earlier days (a
+// departure: the threshold is then a relative change from their median). Pure and browser-safe: the saved-views page
 // edits it, lib/saved-views/views.ts stores it (saved_query.condition) and the alerts job
 // (lib/alerts/job.ts) evaluates it.
 
@@ -20,6 +21,10 @@ export const MAX_CONSECUTIVE_WINDOWS = 10
 /** The body formats a destination can take (lib/alerts/channels); `auto` picks by the URL, like ALERT_WEBHOOK_FORMAT. */
 export const DESTINATION_FORMATS = ['auto', 'json', 'slack'] as const
 export const MAX_DESTINATIONS = 5
+/** A departure compares with the same window on each of at most this many earlier days. */
+export const MAX_COMPARE_DAYS = 7
+/** A departure above is at most this much higher (10 = 1,000 % above); below, at most 100 % lower. */
+const MAX_DEPARTURE = 10
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
 
@@ -52,21 +57,44 @@ export const Condition = z
     windowMinutes: z.number().int().min(MIN_WINDOW_MINUTES).max(MAX_WINDOW_MINUTES),
     /** Fires only when the condition held in each of the last N windows (back to back, each `windowMinutes` long). */
     consecutiveWindows: z.number().int().min(1).max(MAX_CONSECUTIVE_WINDOWS).default(1),
+    /**
+     * Departure: compare with the median of the same window on each of the last N days, and read the
+     * threshold as a relative change (0.5: 50 % above or below it) instead of a fixed value.
+     */
+    compareDays: z.number().int().min(1).max(MAX_COMPARE_DAYS).optional(),
     /** Where its notifications go; none: ALERT_WEBHOOK_URL in ALERT_WEBHOOK_FORMAT. */
     destinations: z.array(Destination).max(MAX_DESTINATIONS).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.metric === 'error_rate' && c.threshold > 1)
+    if (c.compareDays !== undefined) {
+      if (c.threshold > (c.op === 'below' ? 1 : MAX_DEPARTURE))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['threshold'],
+          message: `a departure is a relative change: 0.5 = 50 % ${c.op}, at most ${c.op === 'below' ? '1 (100 %)' : `${MAX_DEPARTURE} (${MAX_DEPARTURE * 100} %)`}`,
+        })
+    } else if (c.metric === 'error_rate' && c.threshold > 1)
       ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'an error rate is a share from 0 to 1 (0.05 = 5 %)' })
     const urls = c.destinations.map((d) => d.url)
     if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', path: ['destinations'], message: 'each destination must be listed once' })
   })
 export type Condition = z.infer<typeof Condition>
 
-/** Whether a measured value meets the condition (strictly above or below the threshold). */
-export function isMet(condition: Pick<Condition, 'op' | 'threshold'>, value: number): boolean {
-  return condition.op === 'above' ? value > condition.threshold : value < condition.threshold
+/**
+ * The value a measurement is compared with: the threshold, or for a departure the earlier days'
+ * median moved by the threshold (50 % above 200 rows: 300 rows).
+ */
+export function effectiveThreshold(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'>, baseline?: number): number {
+  if (condition.compareDays === undefined) return condition.threshold
+  const usual = baseline ?? 0
+  return condition.op === 'above' ? usual * (1 + condition.threshold) : usual * (1 - condition.threshold)
+}
+
+/** Whether a measured value meets the condition (strictly above or below its threshold; a departure's, from its baseline). */
+export function isMet(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'>, value: number, baseline?: number): boolean {
+  const limit = effectiveThreshold(condition, baseline)
+  return condition.op === 'above' ? value > limit : value < limit
 }
 
 const trim = (n: number) => String(Math.round(n * 1000) / 1000)
@@ -82,9 +110,18 @@ export function formatWindow(minutes: number): string {
   return `${minutes} min`
 }
 
-/** `Error rate above 5 % over the last 15 min`, `… over each of the last 3 windows of 15 min`. */
-export function describeCondition(c: Pick<Condition, 'metric' | 'op' | 'threshold' | 'windowMinutes'> & { consecutiveWindows?: number }): string {
+/**
+ * `Error rate above 5 % over the last 15 min`, `… over each of the last 3 windows of 15 min`;
+ * a departure: `Row count 50 % above the same 15 min of the last 7 days (their median) …`.
+ */
+export function describeCondition(
+  c: Pick<Condition, 'metric' | 'op' | 'threshold' | 'windowMinutes'> & { consecutiveWindows?: number; compareDays?: number },
+): string {
   const n = c.consecutiveWindows ?? 1
   const over = n > 1 ? `over each of the last ${n} windows of ${formatWindow(c.windowMinutes)}` : `over the last ${formatWindow(c.windowMinutes)}`
+  if (c.compareDays !== undefined) {
+    const days = c.compareDays === 1 ? 'the day before' : `the last ${c.compareDays} days (their median)`
+    return `${METRIC_LABELS[c.metric]} ${trim(c.threshold * 100)} % ${c.op} the same window of ${days}, ${over}`
+  }
   return `${METRIC_LABELS[c.metric]} ${c.op} ${formatValue(c.metric, c.threshold)} ${over}`
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Condition, describeCondition, isAllowedWebhookUrl } from '@/lib/saved-views/condition'
+import { Condition, describeCondition, effectiveThreshold, isAllowedWebhookUrl, isMet } from '@/lib/saved-views/condition'
 import { judgeWindows, measure, runAlerts } from '@/lib/alerts/job'
 import { jobSchedules, nextRun, parseCron } from '@/lib/jobs/schedule'
 import { alertDestinations, destinationLabel } from '@/lib/alerts/destinations'
@@ -57,9 +57,9 @@ let fallback: Receiver
 const label = (format: string, url: string) => `${format} → ${new URL(url).origin} #${createHash('sha256').update(url).digest('hex').slice(0, 6)}`
 
 let seq = 0
-async function requests(minutes: number, n: number, route: string) {
+async function requests(minutes: number, n: number, route: string, daysBefore = 0) {
   const rows: RequestLogRow[] = Array.from({ length: n }, (_, i) => ({
-    time: new Date(at(minutes).getTime() + i),
+    time: new Date(at(minutes).getTime() - daysBefore * 86_400_000 + i),
     requestId: `w-${seq++}`,
     method: 'GET',
     route,
@@ -105,6 +105,21 @@ describe('consecutive windows (pure)', () => {
     expect(Condition.safeParse({ ...base, consecutiveWindows: 11 }).success).toBe(false)
     expect(Condition.safeParse({ ...base, consecutiveWindows: 2.5 }).success).toBe(false)
     expect(describeCondition(Condition.parse({ ...base, consecutiveWindows: 3 }))).toBe('Row count above 10 rows over each of the last 3 windows of 1 min')
+  })
+})
+
+describe('departure from earlier days (pure)', () => {
+  it('reads the threshold as a relative change from the baseline, validated as one, and says so', () => {
+    const c = Condition.parse({ metric: 'count', op: 'above', threshold: 0.5, windowMinutes: 15, compareDays: 7 })
+    expect(describeCondition(c)).toBe('Row count 50 % above the same window of the last 7 days (their median), over the last 15 min')
+    expect([effectiveThreshold(c, 200), isMet(c, 300, 200), isMet(c, 301, 200)]).toEqual([300, false, true])
+    const below = Condition.parse({ metric: 'error_rate', op: 'below', threshold: 0.25, windowMinutes: 5, compareDays: 1 })
+    expect([effectiveThreshold(below, 0.08), isMet(below, 0.05, 0.08)]).toEqual([0.06, true])
+    expect(describeCondition(below)).toBe('Error rate 25 % below the same window of the day before, over the last 5 min')
+    expect(Condition.safeParse({ ...below, threshold: 1.5 }).error?.issues[0].message).toBe(
+      'a departure is a relative change: 0.5 = 50 % below, at most 1 (100 %)',
+    )
+    expect(Condition.safeParse({ ...c, compareDays: 8 }).success).toBe(false)
   })
 })
 
@@ -266,6 +281,42 @@ describe(`consecutive 1-minute windows, several destinations, evaluation history
     expect(json.received.filter((b) => b.key === `view:${view.id}`).map((b) => b.event)).toEqual(['fired', 'fired'])
     const history = (await listEvaluations(OWNER, [view.id], 5, database.db)).get(view.id)!
     expect(history[0].outcomes?.map((o) => [o.destination, o.delivered])).toEqual(destinations.map((d) => [label('json', d.url), true]).sort())
+  })
+
+  it('a departure fires when the window departs from the median of the same window on earlier days, and records the threshold it met', async () => {
+    const view = await saveView(
+      OWNER,
+      { name: 'Departures', page: 'rows', view: `dataset=requests&range=1h&filter=${encodeURIComponent("route = '/d'")}` },
+      database.db,
+    )
+    await setCondition(
+      OWNER,
+      view.id,
+      { condition: { metric: 'count', op: 'above', threshold: 0.5, windowMinutes: 1, compareDays: 3, destinations: [{ url: json.url, format: 'json' }] } },
+      database.db,
+    )
+    // The same minute on the 3 days before: 2, 4 and 9 rows (median 4, so above 6 departs); today 6, then 7.
+    for (const [days, n] of [
+      [1, 2],
+      [2, 4],
+      [3, 9],
+    ])
+      for (const m of [20, 21]) await requests(m + 0.5, n, '/d', days)
+    await requests(20.5, 6, '/d')
+    await requests(21.5, 7, '/d')
+    const before = json.received.length
+    const quiet = await run(21)
+    expect(quiet.evaluations.find((e) => e.id === view.id)).toMatchObject({ value: 6, firing: false })
+    const fired = await run(22)
+    expect(fired.evaluations.find((e) => e.id === view.id)).toMatchObject({ value: 7, firing: true, recorded: 'fired (pending)' })
+    const sent = json.received.slice(before).find((b) => b.key === `view:${view.id}`)!
+    expect(String(sent.summary)).toContain('row count 7 rows is above 6 rows (50 % above the usual 4 rows of the same window on the last 3 days)')
+    const history = (await listEvaluations(OWNER, [view.id], 10, database.db)).get(view.id)!
+    expect(history.map((h) => [h.value, h.threshold, h.state])).toEqual([
+      [7, 6, 'firing'],
+      [6, 6, 'ok'],
+    ])
+    await deleteSaved(OWNER, view.id, database.db)
   })
 
   it('1-minute checks: the schedule runs every minute, and a 1-minute window counts exactly its rows, partial minutes included', async () => {
