@@ -1,6 +1,6 @@
 import type { ChartData } from '@/lib/query/compare'
-import { COMPARE_MODES } from '@/lib/view/compare'
-import { formatCount } from '@/lib/view/format'
+import { COMPARE_MODES, OTHER_LABEL } from '@/lib/view/compare'
+import { formatChange, formatCount } from '@/lib/view/format'
 import { formatTime } from '@/lib/view/time'
 import type { ChartSeries } from './timeseries-chart-client'
 import styles from './query.module.css'
@@ -19,7 +19,12 @@ export const baselineLabel = (mode: keyof typeof COMPARE_MODES) =>
   mode === 'previous' ? 'Previous period' : mode === 'day' ? 'A day earlier' : 'A week earlier'
 
 /** One line under a chart saying what it stacks and what the dashed line is, with the figures. */
-export function ChartLegendNote({ split, compare, tz }: Extras & { tz: string }) {
+export function ChartLegendNote({ split, compare, splitBaseline, tz }: Extras & { tz: string }) {
+  // Each series' total in the earlier window, by its key. A value missing there had no rows, unless
+  // that window has an "other" series: then it may be one of the values counted in it.
+  const earlier = new Map(splitBaseline?.series.map((s) => [s.key, s.total]) ?? [])
+  const complete = !splitBaseline?.series.some((s) => s.key === OTHER_LABEL)
+  const earlierTotal = (key: string) => earlier.get(key) ?? (complete ? 0 : undefined)
   if (!split && !compare) return null
   const total = compare ? compare.histogram.total : 0
   const before = compare ? compare.baseline.total : 0
@@ -33,6 +38,16 @@ export function ChartLegendNote({ split, compare, tz }: Extras & { tz: string })
             <span key={s.key} data-testid="split-series">
               {i ? ', ' : ''}
               {s.label} {formatCount(s.total)}
+              {splitBaseline ? (
+                <span data-testid="split-series-change">
+                  {' '}
+                  (
+                  {earlierTotal(s.key) === undefined
+                    ? 'not in the earlier top values'
+                    : `${formatChange(s.total, earlierTotal(s.key)!)} from ${formatCount(earlierTotal(s.key)!)}`}
+                  )
+                </span>
+              ) : null}
             </span>
           ))}
           .{' '}

@@ -4,12 +4,14 @@ import { baselineLabel } from './chart-extras'
 import type { PanelExtras } from './dashboard-panel'
 
 /**
- * A dashboard time chart's extras: the same panel over the baseline window as dashed lines
- * (bucket i of each), and for the rows-over-time panel (one count series) the split's stacked series.
+ * A dashboard panel's extras: for a time chart the same panel over the baseline window as dashed
+ * lines (bucket i of each), and for the rows-over-time panel (one count series) the split's stacked
+ * series; for figures and top lists the same panel over the baseline window, shown beside each value.
  */
 export function dashboardExtras(panel: DashboardPanel, charts: Awaited<ReturnType<typeof runDashboardCharts>>): PanelExtras | undefined {
-  if (panel.kind !== 'timeseries') return undefined
   const before = charts.baseline?.panels.find((p) => p.id === panel.id)
+  // Figures and lists show the same panel's earlier window beside their own.
+  if (panel.kind !== 'timeseries') return before && charts.compare ? { baseline: before, baselineLabel: baselineLabel(charts.compare) } : undefined
   const overlay =
     before?.kind === 'timeseries' && charts.compare
       ? before.series.map((s) => ({ label: `${s.label}, ${baselineLabel(charts.compare!).toLowerCase()}`, values: s.values }))

@@ -24,6 +24,7 @@ export function Histogram({
   state,
   split,
   compare,
+  splitBaseline,
 }: { histogram: HistogramResult; path: string; state: ViewState } & Omit<ChartData, 'histogram'>) {
   const step = histogram.bucketSeconds * 1000
   const values = histogram.series[0].values
@@ -82,7 +83,7 @@ export function Histogram({
           ))}
         </p>
       ) : null}
-      <ChartLegendNote split={split} compare={compare} tz={state.tz} />
+      <ChartLegendNote split={split} compare={compare} splitBaseline={splitBaseline} tz={state.tz} />
       <details className={styles.histogramTable}>
         <summary>
           Histogram as a table ({formatCount(nonEmpty.length)} non-empty buckets of {formatCount(histogram.buckets.length)})

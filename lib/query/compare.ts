@@ -153,24 +153,35 @@ export interface ChartData {
   split?: SplitResult
   /** The comparison with an earlier window, when the page asks for it. */
   compare?: CompareResult
+  /** Both asked for: the split over the earlier window, for each series' change. */
+  splitBaseline?: SplitResult
 }
 
 /**
  * What a page's time chart shows for a request and its `compare` and `split`: the histogram, and
  * the split and the comparison when asked for, run concurrently (the comparison carries the
- * range's own histogram, so it is not run twice).
+ * range's own histogram, so it is not run twice); with both, the split of the earlier window too,
+ * so each series says how it moved.
  */
 export async function runChartData(
   request: { dataset: DatasetId; dateFrom: string; dateTo: string; filter?: string },
   view: { compare?: CompareMode; split?: string },
   opts: CompareOptions = {},
 ): Promise<ChartData> {
-  const [compare, split, histogram] = await Promise.all([
+  const { from, to } = resolveRange(request.dateFrom, request.dateTo)
+  const base = view.compare && view.split ? baselineRange(view.compare, from.toISOString(), to.toISOString()) : null
+  const [compare, split, histogram, splitBaseline] = await Promise.all([
     view.compare ? runCompare({ ...request, compare: view.compare }, opts) : undefined,
     view.split ? runSplit({ ...request, split: view.split }, opts) : undefined,
     view.compare ? undefined : runHistogram(request, opts),
+    base && view.split ? runSplit({ ...request, dateFrom: base.dateFrom, dateTo: base.dateTo, split: view.split }, opts) : undefined,
   ])
-  return { histogram: (compare?.histogram as HistogramResult | undefined) ?? histogram!, ...(split ? { split } : {}), ...(compare ? { compare } : {}) }
+  return {
+    histogram: (compare?.histogram as HistogramResult | undefined) ?? histogram!,
+    ...(split ? { split } : {}),
+    ...(compare ? { compare } : {}),
+    ...(splitBaseline ? { splitBaseline } : {}),
+  }
 }
 
 /**

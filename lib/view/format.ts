@@ -45,3 +45,11 @@ export function formatBytes(bytes: number): string {
   if (unit === 0) return `${sign}${count.format(v)} B`
   return `${sign}${Number(v.toPrecision(3))} ${BYTE_UNITS[unit]}`
 }
+
+/** How a figure moved from an earlier window: `+12.5 %`, `−3 %`, `±0 %`, or `new` when it was 0. */
+export function formatChange(now: number, before: number): string {
+  if (before === 0) return now === 0 ? '±0 %' : 'new'
+  const change = ((now - before) / before) * 100
+  if (Math.abs(change) < 0.05) return '±0 %'
+  return `${change > 0 ? '+' : '−'}${Math.abs(change).toFixed(1).replace(/\.0$/, '')} %`
+}

@@ -51,6 +51,9 @@ test.beforeAll(async ({ playwright }) => {
   await request.dispose()
 })
 
+/** formatChange's text, computed here. */
+const change = (now: number, then: number) =>
+  then === 0 ? (now === 0 ? '±0 %' : 'new') : `${now >= then ? '+' : '−'}${(Math.abs((now - then) / then) * 100).toFixed(1).replace(/\.0$/, '')} %`
 const share = (rows: Array<{ action: string }>, action: string) => rows.filter((r) => r.action === action).length / rows.length
 const points = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta * 100).toFixed(1)} pt`
 
@@ -62,7 +65,12 @@ async function checkRowsPage(page: Page) {
   // Split by status class: 2xx, 4xx, 5xx with their counts, largest first.
   const classes = new Map<string, number>()
   for (const r of NOW) classes.set(`${Math.floor(r.status / 100)}xx`, (classes.get(`${Math.floor(r.status / 100)}xx`) ?? 0) + 1)
-  const expected = [...classes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${k} ${fmt(n)}`)
+  const before = new Map<string, number>()
+  for (const r of BEFORE) before.set(`${Math.floor(r.status / 100)}xx`, (before.get(`${Math.floor(r.status / 100)}xx`) ?? 0) + 1)
+  // Each class with how it moved from a day earlier (every class is listed there, so a missing one had no rows).
+  const expected = [...classes.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([k, n]) => `${k} ${fmt(n)} (${change(n, before.get(k) ?? 0)} from ${fmt(before.get(k) ?? 0)})`)
   await expect(page.getByTestId('split-series')).toHaveText(expected.map((e, i) => (i ? `, ${e}` : e)))
   // What changed, action: block's and allow's shares moved by the same amount, in opposite directions.
   const action = page.locator('[data-testid="changes-table"][data-column="action"]')
@@ -95,6 +103,19 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(page.getByTestId('split-select')).toHaveValue('action')
       await expect(page.getByTestId('timeseries-chart').first()).toBeVisible()
       await page.screenshot({ path: `test-results/e2e/compare-dashboard-${width}-${scheme}.png`, fullPage: true })
+      if (width === 1440) {
+        // A day earlier: every list and figure says how it moved from the same hours the day before.
+        await page.goto(`/query/dashboard?${VIEW}&compare=day`)
+        const actions = page.getByRole('region', { name: 'Actions', exact: true })
+        const count = (rows: typeof NOW, action: string) => rows.filter((r) => r.action === action).length
+        for (const action of ['allow', 'block'])
+          await expect(
+            actions
+              .getByRole('listitem')
+              .filter({ hasText: new RegExp(`^${action}`) })
+              .getByTestId('panel-change'),
+          ).toHaveText(change(count(NOW, action), count(BEFORE, action)))
+      }
       const { violations } = await new AxeBuilder({ page }).analyze()
       const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
       expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/view/format'
+import { formatBytes, formatChange, formatCount, formatMs, formatRate } from '@/lib/view/format'
 import { formatTime, isTimeZone, parseTypedTime, wallToInstant, zoneSuffix } from '@/lib/view/time'
 
 // How the query pages show numbers and times.
@@ -85,5 +85,19 @@ describe('times', () => {
     expect(isTimeZone('UTC')).toBe(true)
     expect(isTimeZone('Mars/Olympus')).toBe(false)
     expect(isTimeZone('')).toBe(false)
+  })
+})
+
+describe('formatChange', () => {
+  it.each([
+    [30, 27, '+11.1 %'],
+    [15, 3, '+400 %'],
+    [24, 27, '−11.1 %'],
+    [27, 27, '±0 %'],
+    [5, 0, 'new'],
+    [0, 0, '±0 %'],
+    [0, 8, '−100 %'],
+  ])('%d after %d → %s', (now, before, text) => {
+    expect(formatChange(now, before)).toBe(text)
   })
 })
