@@ -5,6 +5,7 @@ import { ContextRows } from '@/components/query/context-rows'
 import { WithFacets } from '@/components/query/facets'
 import { Histogram } from '@/components/query/histogram'
 import { LiveTail } from '@/components/query/live-tail-client'
+import { PatternsSection } from '@/components/query/patterns'
 import { WhatChanged } from '@/components/query/what-changed'
 import { QueryPageShell } from '@/components/query/query-page-shell'
 import { ResultsTable } from '@/components/query/results-table'
@@ -32,6 +33,9 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
   const ctx = await loadPageContext(searchParams)
   // `facets=exact`: the facets the rollup cannot answer are counted over every matching row, not the newest ones.
   const exactFacets = (await searchParams).facets === 'exact'
+  // `patterns=<column>`: the patterns of that text column under the rows (only when asked for).
+  const patterns = (await searchParams).patterns
+  const patternColumn = typeof patterns === 'string' && patterns ? patterns : null
   return (
     <QueryPageShell page="query" {...ctx}>
       {!ctx.access.ok ? null : ctx.state.live ? (
@@ -39,7 +43,7 @@ export default async function QueryPage({ searchParams }: { searchParams: Promis
       ) : ctx.state.around ? (
         <Around base={ctx.base} state={ctx.state} identity={ctx.access.identity} />
       ) : (
-        <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} exactFacets={exactFacets} />
+        <Results base={ctx.base} state={ctx.state} identity={ctx.access.identity} exactFacets={exactFacets} patternColumn={patternColumn} />
       )}
     </QueryPageShell>
   )
@@ -75,7 +79,19 @@ async function Around({ base, state, identity }: { base: string; state: ViewStat
   return <ContextRows result={result} path={base || '/'} state={state} />
 }
 
-async function Results({ base, state, identity, exactFacets }: { base: string; state: ViewState; identity: Identity; exactFacets: boolean }) {
+async function Results({
+  base,
+  state,
+  identity,
+  exactFacets,
+  patternColumn,
+}: {
+  base: string
+  state: ViewState
+  identity: Identity
+  exactFacets: boolean
+  patternColumn: string | null
+}) {
   const request = { ...rangeRequest(state), limit: state.limit, offset: state.offset, cursor: state.cursor || undefined, ...sortRequest(state) }
   const run = { page: 'rows' as const, view: viewQuery(state) }
   let result: QueryResult
@@ -111,6 +127,7 @@ async function Results({ base, state, identity, exactFacets }: { base: string; s
         <Histogram {...charts} path={base || '/'} state={state} />
         {charts.compare ? <WhatChanged compare={charts.compare} path={base || '/'} state={state} /> : null}
         <ResultsTable result={result} path={base || '/'} state={state} exportHref={exportHref} exportMaxRows={config.QUERY_EXPORT_MAX_ROWS} />
+        <PatternsSection base={base} state={state} identity={identity} column={patternColumn} />
       </WithFacets>
     </>
   )

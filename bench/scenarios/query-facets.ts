@@ -6,6 +6,7 @@
 // - POST /query/api/facets, no filter: every column from the rollup;
 // - POST /query/api/facets, a filter the rollup cannot answer: the newest 10,000 matching rows;
 // - POST /query/api/group-by by route (from the rollup), and by route and status (from the rows);
+// - POST /query/api/patterns of route: templates of the newest 10,000 rows, regexp_replace in SQL;
 // - POST /query/api/context: the 10 rows each side of a row, unfiltered and with one field's value.
 // `npm run bench query-facets` (after a build).
 import { drizzle } from 'drizzle-orm/node-postgres'
@@ -111,6 +112,13 @@ async function run(): Promise<BenchRow[]> {
           body: { ...range, by: ['route', 'status'] },
           describe: (r) => `from the ${r.source}; ${r.groupCount} groups; p50/p95 per group`,
           statements: (r) => [r.sql as Statement],
+        },
+        {
+          name: 'POST /query/api/patterns of route (30 days, the newest 10,000 rows) [goal ≤ 500 ms]',
+          path: '/query/api/patterns',
+          body: { ...range, column: 'route' },
+          describe: (r) => `${String(r.templates)} templates in ${(r.sample as { rows: number }).rows.toLocaleString('en')} rows`,
+          statements: (r) => (r.statements as Array<{ sql: Statement }>).map((s) => s.sql),
         },
       ]
       // Rows in context around a row in the middle of the range, with and without one field's value as the filter.

@@ -82,6 +82,8 @@ export interface DatasetDef {
    * tests/unit/query-sort.test.ts checks each one against the migrations.
    */
   sortColumns: string[]
+  /** The text column the rows page offers patterns of first (lib/query/patterns.ts); else the first text column the rollup keeps. */
+  patternColumn?: string
   /**
    * The rows that count as errors, in our filter dialect: what a saved view's "error rate"
    * condition divides by the row count (lib/alerts/job.ts). Absent: the dataset has no error rate.

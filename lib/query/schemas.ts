@@ -436,6 +436,67 @@ export const FacetsResult = z
   .meta({ id: 'FacetsResult' })
 export type FacetsResult = z.infer<typeof FacetsResult>
 
+// Patterns (lib/query/patterns.ts): a text column's values clustered into templates.
+
+export const PATTERNS_LIMIT_MAX = 50
+
+export const PatternsRequest = z
+  .object({
+    ...rangeFields,
+    column: z.string().max(64).meta({ description: 'The text column whose values are clustered (GET /query/api/datasets: columns of type text).' }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(PATTERNS_LIMIT_MAX)
+      .default(10)
+      .meta({ description: `Templates returned, the most frequent first, 1 to ${PATTERNS_LIMIT_MAX}.` }),
+  })
+  .strict()
+  .superRefine(checkRange)
+  .meta({
+    id: 'PatternsRequest',
+    description: 'The values of one text column over the newest matching rows of a range, clustered into templates (numbers, ids, addresses… replaced).',
+  })
+export type PatternsRequest = z.input<typeof PatternsRequest>
+
+export const PatternsResult = z
+  .object({
+    dataset: z.enum(DATASET_IDS),
+    column: z.string(),
+    range: z.object({ from: z.string(), to: z.string() }),
+    filter: z.string().nullable(),
+    patterns: z.array(
+      z.object({
+        template: z
+          .string()
+          .nullable()
+          .meta({ description: 'The value with its variable parts replaced by <uuid>, <ip>, <hex>, <time>, <num> and <id>; null for rows without a value.' }),
+        count: z.number().int().meta({ description: 'Rows of the sample with this template.' }),
+        share: z.number().meta({ description: 'count / sample rows, 0 to 1, not rounded.' }),
+        example: z.string().nullable().meta({ description: 'One value with this template (the smallest).' }),
+        filter: z.string().nullable().meta({
+          description:
+            'A filter clause selecting its rows: `"column" LIKE …` with each placeholder as % (a little broader than the template), or IS NULL; null when it would be longer than a filter may be.',
+        }),
+      }),
+    ),
+    templates: z.number().int().meta({ description: 'Distinct templates in the sample (the list holds the `limit` most frequent).' }),
+    sample: z.object({
+      limit: z.number().int().meta({ description: 'Rows the sample is capped at: the newest matching rows of the range.' }),
+      rows: z.number().int().meta({ description: 'Rows in the sample.' }),
+      matching: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: 'Every matching row of the range (rows when the sample holds them all); null when counting them ran out of time.' }),
+    }),
+    statements: z.array(z.object({ label: z.string(), sql: Statement })),
+    elapsedMs: z.number(),
+  })
+  .meta({ id: 'PatternsResult' })
+export type PatternsResult = z.infer<typeof PatternsResult>
+
 export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'first_seen', 'last_seen', 'value'] as const
 
 export const GroupByRequest = z

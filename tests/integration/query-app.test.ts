@@ -190,6 +190,20 @@ describe(`query application routes (${driverName})`, () => {
 })
 
 describe(`query application pages (${driverName})`, () => {
+  it('POST patterns clusters a text column into templates with a filter each, and answers 400 for a column that is not text', async () => {
+    const res = await post('patterns', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, column: 'user_agent' })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body).toMatchObject({ column: 'user_agent', templates: 2, sample: { limit: 10_000, rows: 230, matching: 230 } })
+    expect(body.patterns.map((p: { template: string; count: number; filter: string }) => [p.template, p.count, p.filter])).toEqual([
+      ['curl/<num>', 229, `"user_agent" LIKE 'curl/%'`],
+      ['=HYPERLINK("http://evil.example","x")', 1, `"user_agent" LIKE '=HYPERLINK("http://evil.example","x")'`],
+    ])
+    const refused = await post('patterns', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, column: 'status' })
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error.message).toMatch(/"status" is not a text column of requests; patterns are for request_id, method, route/)
+  })
+
   const page = async (p: string) => {
     const res = await call(`${app.url}${p}`)
     expect(res.status).toBe(200)
@@ -362,6 +376,16 @@ describe(`query facets and group-by (${driverName})`, () => {
     expect(html).toContain(`data-testid="facet-value" data-count="${ERRORS}"`)
     expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%3D+503"`)
     expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22status%22+%21%3D+503"`)
+  })
+
+  it('renders the patterns under the rows only when asked for, each with a Filter link', async () => {
+    const plain = await page(`/query?${custom}`)
+    expect(plain).toContain('data-testid="patterns-open"')
+    expect(plain).not.toContain('data-testid="patterns-table"')
+    const html = await page(`/query?${custom}&patterns=user_agent`)
+    expect(html).toContain('data-testid="patterns-table"')
+    expect(html).toContain('curl/&lt;num&gt;')
+    expect(html).toContain(`href="/query?${custom.replace(/&/g, '&amp;')}&amp;filter=%22user_agent%22+LIKE+%27curl%2F%25%27&amp;patterns=user_agent"`)
   })
 
   it('renders the group-by page with each group linking to its rows, and the SQL', async () => {

@@ -55,6 +55,7 @@ export const definition: DatasetDef = {
   },
   // Not resolver_decision: its index is text_pattern_ops (byte order), which ORDER BY cannot read.
   sortColumns: ['datetime', 'rcode', 'query_name', 'email'],
+  patternColumn: 'query_name',
   errorFilter: 'rcode = 2',
   quickFilters: [
     { label: 'Blocked', filter: "resolver_decision LIKE 'blocked%'" },

@@ -59,6 +59,7 @@ export const definition: DatasetDef = {
     hourOnly: ['http_host', 'category_names', 'application_names', 'device_name', 'email'],
   },
   sortColumns: ['datetime', 'action', 'destination_port', 'http_host', 'email'],
+  patternColumn: 'url',
   errorFilter: 'http_status_code >= 500',
   quickFilters: [
     { label: 'Blocked', filter: "action = 'block'" },

@@ -34,6 +34,7 @@ export const definition: DatasetDef = {
     hourOnly: ['route', 'client_ip', 'country', 'user_agent', 'mcp_tool'],
   },
   sortColumns: ['time', 'status', 'duration_ms', 'route', 'client_ip', 'mcp_tool'],
+  patternColumn: 'route',
   errorFilter: 'status >= 500',
   quickFilters: [
     { label: 'Server errors', filter: 'status >= 500' },
