@@ -150,14 +150,15 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
     <section aria-labelledby="groups-title" data-testid="group-by">
       <h2 id="groups-title" className={styles.histogramTitle}>
         <span data-testid="group-count">{formatCount(result.groupCount)}</span> {result.groupCount === 1 ? 'group' : 'groups'} by {result.by.join(' and ')}
+        {every ? ` per ${every}` : ''}
         <span className={styles.hint}>
           {' '}
           · <span data-testid="group-total">{formatCount(result.total)}</span> rows
           {result.groupCount > shown && !every
             ? ` · the ${formatCount(shown)} first by ${group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} shown`
             : ''}
-          {every ? ` · per ${every} in ${state.tz}` : ''} · from{' '}
-          <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> · {result.elapsedMs} ms in the database
+          {every ? ` · ${every}s in ${state.tz}` : ''} · from <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> ·{' '}
+          {result.elapsedMs} ms in the database
         </span>
       </h2>
       {every && result.groupCount > shown ? (
@@ -183,13 +184,13 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
           <table className={`${styles.table} ${styles.groupTable}`} data-testid="group-table">
             <caption className={styles.srOnly}>
               Groups by {result.by.join(' and ')}
-              {every ? ` per ${every}` : ''}; a group’s first cell opens its rows{every ? ` in that ${every}` : ''}; column headers sort
+              {every ? ` per ${every}` : ''}; a group’s first {every ? 'value' : 'cell'} opens its rows{every ? ` in that ${every}` : ''}; column headers sort
               {every ? ` within each ${every}` : ''}.
             </caption>
             <thead>
               <tr>
                 {every ? (
-                  <th scope="col" data-testid="group-period-header">
+                  <th scope="col" className={styles.periodCell} data-testid="group-period-header">
                     {periodTitle}
                   </th>
                 ) : null}
@@ -212,7 +213,7 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
               {result.groups.map((g) => (
                 <tr key={JSON.stringify(g.values)} data-testid="group-row">
                   {every ? (
-                    <td data-testid="group-period" title={formatTime(String(g.values[0]), state.tz)}>
+                    <td className={styles.periodCell} data-testid="group-period" title={formatTime(String(g.values[0]), state.tz)}>
                       {formatTime(String(g.values[0]), state.tz)}
                     </td>
                   ) : null}
