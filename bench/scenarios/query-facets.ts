@@ -5,7 +5,8 @@
 // the rollup (no sequential scan of dataset rows):
 // - POST /query/api/facets, no filter: every column from the rollup;
 // - POST /query/api/facets, a filter the rollup cannot answer: the newest 10,000 matching rows;
-// - POST /query/api/group-by by route (from the rollup), and by route and status (from the rows);
+// - POST /query/api/group-by by route (from the rollup), by route per day (from the rollup), and by
+//   route and status (from the rows);
 // - POST /query/api/patterns of route: templates of the newest 10,000 rows, regexp_replace in SQL;
 // - POST /query/api/context: the 10 rows each side of a row, unfiltered and with one field's value.
 // `npm run bench query-facets` (after a build).
@@ -104,6 +105,13 @@ async function run(): Promise<BenchRow[]> {
           path: '/query/api/group-by',
           body: { ...range, by: ['route'] },
           describe: (r) => `from the ${r.source}; ${r.groupCount} groups`,
+          statements: (r) => [r.sql as Statement],
+        },
+        {
+          name: 'POST /query/api/group-by route per day (30 days, from the rollup) [goal ≤ 300 ms, ≤ 0.5x]',
+          path: '/query/api/group-by',
+          body: { ...range, by: ['route'], every: 'day', limit: 200 },
+          describe: (r) => `from the ${r.source}; ${r.groupCount} (day, route) rows`,
           statements: (r) => [r.sql as Statement],
         },
         {

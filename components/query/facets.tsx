@@ -110,7 +110,7 @@ async function Facets({ base, state, identity, exact }: { base: string; state: V
             </span>
             <Link
               className={styles.facetGroup}
-              href={groupHref(`${base}/group`, state, { by: [facet.column], sort: 'count', desc: true, rows: false })}
+              href={groupHref(`${base}/group`, state, { by: [facet.column], sort: 'count', desc: true, rows: false, every: '' })}
               aria-label={`Group by ${facet.column}`}
             >
               group

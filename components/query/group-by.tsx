@@ -3,7 +3,7 @@ import { DATASETS } from '@/lib/datasets/catalog'
 import type { GroupByResult } from '@/lib/query/schemas'
 import { addClause, valueClause } from '@/lib/view/drilldown'
 import { formatBytes, formatCount, formatMs, formatRate } from '@/lib/view/format'
-import { formatTime } from '@/lib/view/time'
+import { formatTime, formatWallTime, zoneOffsetMinutes } from '@/lib/view/time'
 import { groupableColumns, groupHref, type GroupState } from '@/lib/view/group-state'
 import { viewHref, viewQuery, type ViewState } from '@/lib/view/view-state'
 import { GroupFormClient } from './group-form-client'
@@ -20,7 +20,7 @@ export function GroupByForm({ path, state, group }: { path: string; state: ViewS
   const columns = groupableColumns(dataset)
   const kept = [...new URLSearchParams(viewQuery({ ...state, offset: 0, cursor: '' }))]
   return (
-    <GroupFormClient path={path} className={styles.groupForm} key={`${viewQuery(state)}&${group.by.join(',')}`}>
+    <GroupFormClient path={path} className={styles.groupForm} key={`${viewQuery(state)}&${group.by.join(',')}&${group.every}`}>
       {kept.map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
@@ -46,12 +46,29 @@ export function GroupByForm({ path, state, group }: { path: string; state: ViewS
           ))}
         </select>
       </label>
+      <label>
+        Per
+        <select name="every" defaultValue={group.every}>
+          <option value="">(no split)</option>
+          <option value="hour">hour</option>
+          <option value="day">day</option>
+        </select>
+      </label>
       <button type="submit">Group</button>
     </GroupFormClient>
   )
 }
 
 type Group = GroupByResult['groups'][number]
+
+const HOUR_MS = 3_600_000
+
+/** The end of the hour or day starting at `start` in `zone` (a day is 23 or 25 hours across a clock change). */
+function periodEnd(start: number, every: 'hour' | 'day', zone: string): number {
+  if (every === 'hour') return start + HOUR_MS
+  const end = start + 24 * HOUR_MS
+  return end + (zoneOffsetMinutes(start, zone) - zoneOffsetMinutes(end, zone)) * 60_000
+}
 
 /** A first/last-seen time; from the rollup it is the start of the minute or hour that holds it, said with "~" and a "within" note. */
 function seen(at: Group['firstSeen'], zone: string): string {
@@ -63,8 +80,27 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
   const dataset = DATASETS[result.dataset]
   const path = `${base}/group`
   const defs = result.by.map((name) => dataset.columns.find((c) => c.name === name)!)
+  // With a period, the first value is its start: the group's rows are those of the period (a custom
+  // range in the page's zone, within the page's range) under the group's value filter.
+  const every = result.every
+  const lead = every ? 1 : 0
+  const values = (g: Group) => g.values.slice(lead)
+  const periodRange = (g: Group): Partial<ViewState> => {
+    if (!every) return {}
+    const start = Date.parse(String(g.values[0]))
+    return {
+      range: 'custom',
+      from: formatWallTime(Math.max(start, Date.parse(result.range.from)), state.tz),
+      to: formatWallTime(Math.min(periodEnd(start, every, result.timeZone), Date.parse(result.range.to)), state.tz),
+    }
+  }
   const rowsHref = (g: Group) =>
-    viewHref(base || '/', state, { filter: defs.reduce((filter, def, i) => addClause(filter, valueClause(def, g.values[i], '=')), state.filter), offset: 0 })
+    viewHref(base || '/', state, {
+      filter: defs.reduce((filter, def, i) => addClause(filter, valueClause(def, values(g)[i], '=')), state.filter),
+      offset: 0,
+      ...periodRange(g),
+    })
+  const periodTitle = every === 'hour' ? 'Hour' : 'Day'
   const label = (v: Group['values'][number]) => (v === null ? '(none)' : String(v))
   const bytes = new Set(dataset.columns.filter((c) => c.unit === 'bytes').map((c) => c.name))
 
@@ -114,13 +150,23 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
     <section aria-labelledby="groups-title" data-testid="group-by">
       <h2 id="groups-title" className={styles.histogramTitle}>
         <span data-testid="group-count">{formatCount(result.groupCount)}</span> {result.groupCount === 1 ? 'group' : 'groups'} by {result.by.join(' and ')}
+        {every ? ` per ${every}` : ''}
         <span className={styles.hint}>
           {' '}
           · <span data-testid="group-total">{formatCount(result.total)}</span> rows
-          {result.groupCount > shown ? ` · the ${formatCount(shown)} first by ${group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} shown` : ''} ·
-          from <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> · {result.elapsedMs} ms in the database
+          {result.groupCount > shown && !every
+            ? ` · the ${formatCount(shown)} first by ${group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} shown`
+            : ''}
+          {every ? ` · ${every}s in ${state.tz}` : ''} · from <span data-testid="group-source">{result.source === 'rollup' ? 'the rollup' : 'the rows'}</span> ·{' '}
+          {result.elapsedMs} ms in the database
         </span>
       </h2>
+      {every && result.groupCount > shown ? (
+        <p className={styles.hint} data-testid="group-cut">
+          Only the first {formatCount(shown)} of {formatCount(result.groupCount)} ({every}, group) rows are shown: {every}s in order, then by{' '}
+          {group.sort === 'value' ? 'value' : group.sort.replace('_', ' ')} within each; the later {every}s are cut off. Narrow the range or filter to see them.
+        </p>
+      ) : null}
       {result.omitted.length ? (
         <p className={styles.hint} data-testid="group-omitted">
           {result.omitted.join(', ')} per group {result.omitted.length === 1 ? 'is' : 'are'} not in the rollup.{' '}
@@ -136,9 +182,18 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
       ) : (
         <div className={styles.tableWrap}>
           <table className={`${styles.table} ${styles.groupTable}`} data-testid="group-table">
-            <caption className={styles.srOnly}>Groups by {result.by.join(' and ')}; a group’s first cell opens its rows; column headers sort.</caption>
+            <caption className={styles.srOnly}>
+              Groups by {result.by.join(' and ')}
+              {every ? ` per ${every}` : ''}; a group’s first {every ? 'value' : 'cell'} opens its rows{every ? ` in that ${every}` : ''}; column headers sort
+              {every ? ` within each ${every}` : ''}.
+            </caption>
             <thead>
               <tr>
+                {every ? (
+                  <th scope="col" className={styles.periodCell} data-testid="group-period-header">
+                    {periodTitle}
+                  </th>
+                ) : null}
                 {result.by.map((c, i) =>
                   i === 0 ? (
                     sortHeader('value', c, false)
@@ -157,12 +212,17 @@ export function GroupByTable({ result, base, state, group }: { result: GroupByRe
             <tbody>
               {result.groups.map((g) => (
                 <tr key={JSON.stringify(g.values)} data-testid="group-row">
-                  {g.values.map((v, i) =>
+                  {every ? (
+                    <td className={styles.periodCell} data-testid="group-period" title={formatTime(String(g.values[0]), state.tz)}>
+                      {formatTime(String(g.values[0]), state.tz)}
+                    </td>
+                  ) : null}
+                  {values(g).map((v, i) =>
                     i === 0 ? (
                       <td key={i}>
                         <Link
                           href={rowsHref(g)}
-                          aria-label={`Rows where ${result.by.map((c, k) => `${c} = ${label(g.values[k])}`).join(' and ')}`}
+                          aria-label={`Rows where ${result.by.map((c, k) => `${c} = ${label(values(g)[k])}`).join(' and ')}${every ? ` in the ${every} from ${formatTime(String(g.values[0]), state.tz)}` : ''}`}
                           data-testid="group-link"
                         >
                           {label(v)}

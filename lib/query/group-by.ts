@@ -8,6 +8,7 @@ import { checkFilter } from '@/lib/query/filter'
 import { GROUP_SORTS, GroupByRequest, resolveRange, type GroupByResult } from '@/lib/query/schemas'
 import { columnValue, exactRollupColumns, parse, readOnly, statement, whereSql, type ExecOptions } from '@/lib/query/service'
 import { groupableColumns } from '@/lib/view/group-state'
+import { UTC, zoneOffsetMinutes } from '@/lib/view/time'
 
 // Group by: the rows of a range and filter grouped by one or two columns, with the measures the
 // dataset has: a count always, an error count and rate where something counts as an error, p50/p95
@@ -20,6 +21,12 @@ import { groupableColumns } from '@/lib/view/group-state'
 // the rollup keeps. Percentiles per group are not in the rollup (its histogram is of the totals),
 // so they are listed as omitted and read from the rows on request (`rows: true`) or when the sort
 // asks for them.
+//
+// With `every` (hour or day), each group is split per period: `date_trunc(every, time, timeZone)`
+// is the first key, periods come in ascending order and the sort orders the groups within one, and
+// the limit applies to the (period, group) rows. The rollup's buckets are UTC-aligned minutes and
+// hours, so it answers only where every bucket lies within one period: in UTC, or in a zone whose
+// offset is a whole number of hours over the whole range; otherwise the rows do.
 //
 // Each group says when it was first and last seen in the range: to the millisecond from the rows,
 // to the minute or hour of its rollup bucket otherwise (the result says which).
@@ -59,6 +66,17 @@ export function groupSorts(dataset: DatasetDef): string[] {
     .concat(m.sums ?? [])
 }
 
+const HOUR_MS = 3_600_000
+
+/** Whether `zone` is a whole number of hours from UTC throughout [from, to) (checked hourly and at the end; offsets last longer than an hour). */
+function wholeHourZone(zone: string, from: Date, to: Date): boolean {
+  if (zone === UTC) return true
+  for (let t = from.getTime(); ; t = Math.min(t + HOUR_MS, to.getTime())) {
+    if (zoneOffsetMinutes(t, zone) % 60 !== 0) return false
+    if (t >= to.getTime()) return true
+  }
+}
+
 export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}): Promise<GroupByResult> {
   const req = parse(GroupByRequest, input)
   const dataset = getDataset(req.dataset)
@@ -77,7 +95,14 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
 
   // The rollup answers when one rollup column is grouped, the filter allows it, and the sort is not a percentile.
   // An hour-only column only when its capped per-hour lists left nothing out over the range.
-  const eligible = !req.rows && opts.rollups !== false && req.by.length === 1 && req.sort !== 'p50' && req.sort !== 'p95' && rollupAligned(from, to)
+  const eligible =
+    !req.rows &&
+    opts.rollups !== false &&
+    req.by.length === 1 &&
+    req.sort !== 'p50' &&
+    req.sort !== 'p95' &&
+    rollupAligned(from, to) &&
+    (!req.every || wholeHourZone(req.timeZone, from, to))
   const dimension =
     eligible && (await exactRollupColumns(spec, req.by, from, to, opts)).has(req.by[0])
       ? rollupDimensionFor(spec, { id: 'group', kind: 'top', title: '', column: req.by[0], limit: req.limit }, filter.columns)
@@ -94,7 +119,10 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
   // A sort on a measure the rollup does not keep reads the rows instead.
   if (fromRollup && omitted.includes(req.sort)) return runGroupBy({ ...input, rows: true }, opts)
 
-  const keys = req.by.map((c, i) => sql`${id(c)} AS ${id(`g${i}`)}`)
+  // The period: a literal unit (validated) and the zone as a parameter.
+  const periodOf = (time: SQL) => sql`date_trunc(${sql.raw(`'${req.every}'`)}, ${time}, ${req.timeZone})`
+  const period = req.every ? [sql`${periodOf(fromRollup ? sql`"bucket"` : sql`${id(dataset.timeColumn)}`)} AS "period"`] : []
+  const keys = [...period, ...req.by.map((c, i) => sql`${id(c)} AS ${id(`g${i}`)}`)]
   const count = fromRollup ? sql`sum("rows")::bigint` : sql`count(*)`
   const measures: SQL[] = [sql`${count} AS "count"`]
   if (errorsAvailable && m.errors) {
@@ -123,7 +151,7 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
     : sql`${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)}`
   const dir = sql.raw(req.order === 'desc' ? 'DESC' : 'ASC')
   const groupKeys = req.by.map((_, i) => id(`g${i}`))
-  const order =
+  const sorted =
     req.sort === 'value'
       ? sql.join(
           groupKeys.map((k) => sql`${k} ${dir} NULLS LAST`),
@@ -133,8 +161,9 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
           groupKeys.map((k) => sql`${k} NULLS LAST`),
           sql`, `,
         )}`
+  const order = req.every ? sql`"period" ASC, ${sorted}` : sorted
   const query = sql`SELECT ${sql.join([...keys, ...measures], sql`, `)} FROM ${relation} GROUP BY ${sql.join(
-    req.by.map((_, i) => sql.raw(String(i + 1))),
+    keys.map((_, i) => sql.raw(String(i + 1))),
     sql`, `,
   )} ORDER BY ${order} LIMIT ${req.limit}`
 
@@ -149,11 +178,13 @@ export async function runGroupBy(input: GroupByRequest, opts: ExecOptions = {}):
     range: { from: from.toISOString(), to: to.toISOString() },
     filter: filter.sql,
     by: req.by,
+    every: req.every ?? null,
+    timeZone: req.timeZone,
     source: fromRollup ? 'rollup' : 'rows',
     measures: { errors: m.errors ? { label: m.errors.label, condition: m.errors.condition } : null, duration: m.duration ?? null, sums: m.sums ?? [] },
     omitted,
     groups: rows.map((r) => ({
-      values: req.by.map((_, i) => columnValue(types[i], r[`g${i}`])),
+      values: [...(req.every ? [parseTimestamp(r.period).toISOString()] : []), ...req.by.map((_, i) => columnValue(types[i], r[`g${i}`]))],
       count: Number(r.count),
       errors: errorsAvailable ? num(r.errors) : null,
       errorRate: errorsAvailable ? num(r.error_rate) : null,

@@ -3,6 +3,7 @@ import { config } from '@/lib/config'
 import { COLUMN_TYPES, DATASET_IDS } from '@/lib/datasets/catalog'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
 import { SPLIT_TOP_DEFAULT, SPLIT_TOP_MAX } from '@/lib/view/compare'
+import { isTimeZone } from '@/lib/view/time'
 
 // Inputs and outputs of the query application's data functions (lib/query/service.ts), which
 // validate with them for the /query/api routes and the pages alike. The application is internal,
@@ -499,6 +500,8 @@ export type PatternsResult = z.infer<typeof PatternsResult>
 
 export const GROUP_SORTS = ['count', 'error_rate', 'errors', 'p50', 'p95', 'first_seen', 'last_seen', 'value'] as const
 
+export const GROUP_PERIODS = ['hour', 'day'] as const
+
 export const GroupByRequest = z
   .object({
     ...rangeFields,
@@ -515,6 +518,19 @@ export const GroupByRequest = z
     order: z.enum(['asc', 'desc']).default('desc'),
     limit: z.number().int().min(1).max(200).default(50).meta({ description: 'Groups returned, 1 to 200 (the largest by the sort).' }),
     rows: z.boolean().default(false).meta({ description: 'Read the rows even where the rollup could answer (to get per-group percentiles).' }),
+    every: z.enum(GROUP_PERIODS).optional().meta({
+      description:
+        'Split each group per hour or per day: the first value of each group is then the start of its period (ISO 8601, UTC instant; periods are cut in `timeZone`), groups are ordered by period ascending, then by the sort, and `limit` applies to the (period, group) rows.',
+    }),
+    timeZone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, { message: 'not an IANA time zone name' })
+      .default('UTC')
+      .meta({
+        description: 'IANA time zone the periods of `every` are cut in (day periods start at local midnight); UTC by default.',
+        examples: ['Europe/Berlin'],
+      }),
   })
   .strict()
   .superRefine(checkRange)
@@ -532,6 +548,8 @@ export const GroupByResult = z
     range: z.object({ from: z.string(), to: z.string() }),
     filter: z.string().nullable(),
     by: z.array(z.string()),
+    every: z.enum(GROUP_PERIODS).nullable().meta({ description: 'The period each group is split by (its first value is the period start), or null.' }),
+    timeZone: z.string().meta({ description: 'The time zone periods are cut in.' }),
     source: z.enum(['rollup', 'rows']),
     measures: z.object({
       errors: z
@@ -555,7 +573,7 @@ export const GroupByResult = z
         lastSeen: SeenAt.nullable(),
       }),
     ),
-    groupCount: z.number().int().meta({ description: 'Groups in total (before the limit).' }),
+    groupCount: z.number().int().meta({ description: 'Groups in total (before the limit); with `every`, (period, group) rows.' }),
     total: z.number().int().meta({ description: 'Matching rows in total (all groups).' }),
     sort: z.string(),
     order: z.enum(['asc', 'desc']),

@@ -3,7 +3,8 @@ import { viewHref, type SearchParams, type ViewState } from '@/lib/view/view-sta
 
 // The group-by page's own URL parameters, on top of the view state (lib/view/view-state.ts):
 // `by=route,status` (one or two columns), `gsort=-count` (a measure, `-` for descending) and
-// `rows=1` (read the rows even where the rollup answers, for per-group percentiles). A parameter
+// `rows=1` (read the rows even where the rollup answers, for per-group percentiles) and `every=hour`
+// or `every=day` (split each group per period, cut in the page's time zone). A parameter
 // that cannot be used falls back to its default with a notice, like the rest of the URL. Pure: the
 // page and its links use it.
 
@@ -12,6 +13,8 @@ export interface GroupState {
   sort: string
   desc: boolean
   rows: boolean
+  /** Split each group per hour or day ('' for no split). */
+  every: '' | 'hour' | 'day'
 }
 
 const one = (v: string | string[] | undefined) => ((Array.isArray(v) ? v[0] : v) ?? '').trim()
@@ -52,7 +55,11 @@ export function parseGroupState(sp: SearchParams, datasetId: DatasetId, sorts: s
     sort = sortName
     desc = sortParam.startsWith('-')
   } else if (sortParam) notices.push(`Groups cannot be sorted by “${sortName}” (${sorts.join(', ')}); sorted by count.`)
-  return { group: { by, sort, desc, rows: one(sp.rows) === '1' }, notices }
+  const everyParam = one(sp.every)
+  let every: GroupState['every'] = ''
+  if (everyParam === 'hour' || everyParam === 'day') every = everyParam
+  else if (everyParam) notices.push(`Groups can be split per hour or per day, not “${everyParam}”; not split.`)
+  return { group: { by, sort, desc, rows: one(sp.rows) === '1', every }, notices }
 }
 
 /** The group-by page's query parameters (what differs from the defaults). */
@@ -60,6 +67,7 @@ export function groupParams(g: GroupState): Record<string, string> {
   const q: Record<string, string> = { by: g.by.join(',') }
   if (g.sort !== 'count' || !g.desc) q.gsort = `${g.desc ? '-' : ''}${g.sort}`
   if (g.rows) q.rows = '1'
+  if (g.every) q.every = g.every
   return q
 }
 
@@ -68,14 +76,14 @@ export function groupHref(path: string, state: ViewState, group: GroupState, cha
   return `${viewHref(path, state, { offset: 0, ...viewChanges })}&${new URLSearchParams(groupParams({ ...group, ...changes }))}`
 }
 
-const GROUP_FIELDS = new Set(['by', 'gsort', 'rows'])
+const GROUP_FIELDS = new Set(['by', 'gsort', 'rows', 'every'])
 
 /**
  * The query string the Group button submits: the query form's fields as they stand (a range or
  * filter changed there but not yet run wins over the state the page was rendered with), the group
  * form's other hidden view fields the query form does not have (rows per page…; from/to only come
  * from the query form, which leaves them out for a preset range), then the group form's own fields
- * (`by`, `gsort`, `rows`).
+ * (`by`, `gsort`, `rows`, `every`).
  */
 export function groupSubmitQuery(viewFields: Iterable<[string, string]>, groupFields: Iterable<[string, string]>): string {
   const view = [...viewFields].filter(([name]) => !GROUP_FIELDS.has(name))
@@ -83,6 +91,6 @@ export function groupSubmitQuery(viewFields: Iterable<[string, string]>, groupFi
   const owned = new Set(['from', 'to', ...view.map(([name]) => name)])
   const q = new URLSearchParams(view)
   for (const [name, value] of group) if (!GROUP_FIELDS.has(name) && !owned.has(name)) q.append(name, value)
-  for (const [name, value] of group) if (GROUP_FIELDS.has(name)) q.append(name, value)
+  for (const [name, value] of group) if (GROUP_FIELDS.has(name) && !(name === 'every' && value === '')) q.append(name, value)
   return q.toString()
 }

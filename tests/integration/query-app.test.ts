@@ -204,6 +204,22 @@ describe(`query application pages (${driverName})`, () => {
     expect((await refused.json()).error.message).toMatch(/"status" is not a text column of requests; patterns are for request_id, method, route/)
   })
 
+  it('POST group-by with every splits each group per hour (UTC by default) and refuses an unknown time zone', async () => {
+    const res = await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['status'], every: 'hour', limit: 200 })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body).toMatchObject({ source: 'rollup', every: 'hour', timeZone: 'UTC', total: 230 })
+    const expected = new Map<string, number>()
+    for (const r of ROWS) {
+      const key = JSON.stringify([new Date(Math.floor(r.time.getTime() / 3_600_000) * 3_600_000).toISOString(), r.status])
+      expected.set(key, (expected.get(key) ?? 0) + 1)
+    }
+    expect(body.groupCount).toBe(expected.size)
+    expect(new Map(body.groups.map((g: { values: unknown[]; count: number }) => [JSON.stringify(g.values), g.count]))).toEqual(expected)
+    const bad = await post('group-by', { dataset: 'requests', dateFrom: DAY, dateTo: DAY, by: ['status'], every: 'day', timeZone: 'Mars/Olympus' })
+    expect(bad.status).toBe(400)
+  })
+
   const page = async (p: string) => {
     const res = await call(`${app.url}${p}`)
     expect(res.status).toBe(200)

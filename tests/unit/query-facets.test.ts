@@ -375,6 +375,108 @@ describe(`group by (${driverName})`, () => {
     }
   })
 
+  /** Counts per (period start, value) of ROWS, periods cut at whole `offsetMinutes` from UTC (a fixed-offset zone). */
+  const periodCounts = (column: keyof Row, every: 'hour' | 'day', offsetMinutes = 0) => {
+    const size = every === 'hour' ? 3_600_000 : 86_400_000
+    const shift = offsetMinutes * 60_000
+    return counts(ROWS, (r) => [new Date(Math.floor((r.time.getTime() + shift) / size) * size - shift).toISOString(), r[column]])
+  }
+  const asMap = (groups: Array<{ values: unknown[]; count: number }>) => new Map(groups.map((g) => [JSON.stringify(g.values), g.count]))
+
+  it('splits groups per hour, the same from the rollup and from the rows, periods ascending and the sort within each', async () => {
+    const expected = periodCounts('status', 'hour')
+    const req = { dataset: 'requests' as const, dateFrom: DAY, dateTo: DAY, by: ['status'], every: 'hour' as const, limit: 200 }
+    const [rollup, rows] = await Promise.all([runGroupBy(req), runGroupBy({ ...req, rows: true })])
+    expect(rollup.source).toBe('rollup')
+    expect(rows.source).toBe('rows')
+    for (const r of [rollup, rows]) {
+      expect(r.every).toBe('hour')
+      expect(r.groupCount).toBe(expected.size)
+      expect(r.total).toBe(ROWS.length)
+      expect(asMap(r.groups)).toEqual(expected)
+      // Periods ascending; within one, count descending then value.
+      for (let i = 1; i < r.groups.length; i++) {
+        const [a, b] = [r.groups[i - 1], r.groups[i]]
+        expect(String(a.values[0]) <= String(b.values[0])).toBe(true)
+        if (a.values[0] === b.values[0]) expect(a.count).toBeGreaterThanOrEqual(b.count)
+      }
+      expect(r.sql.text).toContain('date_trunc')
+    }
+    // The first/last seen of each (hour, status) lie within its hour.
+    for (const g of rows.groups) {
+      const start = Date.parse(String(g.values[0]))
+      expect(Date.parse(g.firstSeen!.at)).toBeGreaterThanOrEqual(start)
+      expect(Date.parse(g.lastSeen!.at)).toBeLessThan(start + 3_600_000)
+    }
+    // The limit applies to the (hour, group) rows, the count before it stays.
+    const limited = await runGroupBy({ ...req, limit: 7 })
+    expect(limited.groups).toHaveLength(7)
+    expect(limited.groupCount).toBe(expected.size)
+    expect(limited.groups).toEqual(rollup.groups.slice(0, 7))
+  })
+
+  it('splits groups per hour from the rows for two columns, and a group link filter plus its hour selects exactly its rows', async () => {
+    const r = await runGroupBy({
+      dataset: 'requests',
+      dateFrom: DAY,
+      dateTo: DAY,
+      by: ['route', 'method'],
+      every: 'hour',
+      sort: 'value',
+      order: 'asc',
+      limit: 200,
+    })
+    expect(r.source).toBe('rows')
+    const hour = 3_600_000
+    const expected = counts(ROWS, (x) => [new Date(Math.floor(x.time.getTime() / hour) * hour).toISOString(), x.route, x.method])
+    expect(r.groupCount).toBe(Math.min(expected.size))
+    expect(r.groups).toHaveLength(Math.min(200, expected.size))
+    for (const g of r.groups) expect(g.count, JSON.stringify(g.values)).toBe(expected.get(JSON.stringify(g.values)))
+    const g = r.groups[3]
+    const from = new Date(Date.parse(String(g.values[0])))
+    const to = new Date(from.getTime() + hour)
+    const filter = addClause(
+      valueClause(
+        DATASETS.requests.columns.find((c) => c.name === 'route')!,
+        g.values[1],
+        '=',
+      ),
+      valueClause(
+        DATASETS.requests.columns.find((c) => c.name === 'method')!,
+        g.values[2],
+        '=',
+      ),
+    )
+    const q = await runQuery({ dataset: 'requests', dateFrom: from.toISOString(), dateTo: to.toISOString(), filter, limit: 1 })
+    expect(q.count).toBe(g.count)
+  })
+
+  it('cuts day periods in the request time zone: from the rollup in a whole-hour zone, from the rows in a half-hour one', async () => {
+    const req = { dataset: 'requests' as const, dateFrom: '2026-03-09', dateTo: '2026-03-11', by: ['status'], every: 'day' as const, limit: 200 }
+    const tokyo = await runGroupBy({ ...req, timeZone: 'Asia/Tokyo' })
+    expect(tokyo.source).toBe('rollup')
+    expect(tokyo.timeZone).toBe('Asia/Tokyo')
+    const tokyoRows = await runGroupBy({ ...req, timeZone: 'Asia/Tokyo', rows: true })
+    const kolkata = await runGroupBy({ ...req, timeZone: 'Asia/Kolkata' })
+    expect(kolkata.source).toBe('rows')
+    // Only ROWS lie in that range before BIG_DAY; both zones cut 2026-03-10 into two local days.
+    const inRange = (r: typeof tokyo) => ({ ...r, groups: r.groups.filter((g) => String(g.values[0]) < '2026-03-11T12:00:00.000Z') })
+    const expectedTokyo = periodCounts('status', 'day', 9 * 60)
+    const expectedKolkata = periodCounts('status', 'day', 5 * 60 + 30)
+    expect(new Set([...expectedTokyo.keys()].map((k) => JSON.parse(k)[0])).size).toBe(2)
+    expect(asMap(inRange(tokyo).groups)).toEqual(expectedTokyo)
+    expect(asMap(inRange(tokyoRows).groups)).toEqual(expectedTokyo)
+    expect(asMap(inRange(kolkata).groups)).toEqual(expectedKolkata)
+    expect([...expectedTokyo.keys()].map((k) => JSON.parse(k)[0])).toContain('2026-03-09T15:00:00.000Z')
+    expect([...expectedKolkata.keys()].map((k) => JSON.parse(k)[0])).toContain('2026-03-10T18:30:00.000Z')
+  })
+
+  it('refuses a period or time zone it does not know', async () => {
+    const req = { dataset: 'requests' as const, dateFrom: DAY, dateTo: DAY, by: ['route'] }
+    expect((await appError(runGroupBy({ ...req, every: 'week' as 'day' }))).message).toMatch(/every/)
+    expect((await appError(runGroupBy({ ...req, every: 'day', timeZone: 'Mars/Olympus' }))).message).toMatch(/timeZone/)
+  })
+
   it('refuses columns and sorts the dataset does not have', async () => {
     const req = { dataset: 'requests' as const, dateFrom: DAY, dateTo: DAY }
     expect((await appError(runGroupBy({ ...req, by: ['nope'] }))).message).toMatch(/not a column requests can be grouped by/)

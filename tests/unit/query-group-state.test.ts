@@ -26,6 +26,40 @@ describe('group-by URL state', () => {
     expect(sort.group).toMatchObject({ sort: 'count', desc: true })
     expect(sort.notices[0]).toMatch(/cannot be sorted by “bytes_sent”/)
     expect(parseGroupState({}, 'sessions', SORTS).group.by).toEqual([defaultGroupColumn(DATASETS.sessions)])
+    const week = parseGroupState({ by: 'route', every: 'week' }, 'requests', SORTS)
+    expect(week.group.every).toBe('')
+    expect(week.notices).toEqual(['Groups can be split per hour or per day, not “week”; not split.'])
+  })
+
+  it('keeps the period in the URL (every=hour, every=day) and leaves an empty Per out of the submitted query', () => {
+    for (const every of ['hour', 'day'] as const) {
+      const { group, notices } = parseGroupState({ by: 'route', every }, 'requests', SORTS)
+      expect(notices).toEqual([])
+      expect(group.every).toBe(every)
+      expect(groupParams(group)).toEqual({ by: 'route', every })
+      const { state } = parseViewState({ dataset: 'requests', range: '24h' })
+      expect(groupHref('/query/group', state, group)).toBe(`/query/group?dataset=requests&range=24h&by=route&every=${every}`)
+    }
+    const none = new URLSearchParams(
+      groupSubmitQuery(
+        [['range', '24h']],
+        [
+          ['by', 'route'],
+          ['every', ''],
+        ],
+      ),
+    )
+    expect(none.has('every')).toBe(false)
+    const hour = new URLSearchParams(
+      groupSubmitQuery(
+        [['range', '24h']],
+        [
+          ['by', 'route'],
+          ['every', 'hour'],
+        ],
+      ),
+    )
+    expect(hour.get('every')).toBe('hour')
   })
 
   it('never offers the time column or JSON columns', () => {
@@ -39,7 +73,7 @@ describe('group-by URL state', () => {
   it('writes back what it reads', () => {
     const sp = { by: 'route,status', gsort: 'error_rate', rows: '1' }
     const { group } = parseGroupState(sp, 'requests', SORTS)
-    expect(group).toEqual({ by: ['route', 'status'], sort: 'error_rate', desc: false, rows: true })
+    expect(group).toEqual({ by: ['route', 'status'], sort: 'error_rate', desc: false, rows: true, every: '' })
     expect(groupParams(group)).toEqual(sp)
     const { state } = parseViewState({ dataset: 'requests', range: '7d', filter: 'status >= 500' })
     const href = groupHref('/query/group', state, group, { sort: 'count', desc: true })

@@ -20,8 +20,8 @@ export async function generateMetadata({ searchParams }: { searchParams: Promise
 }
 
 // GET /query/group - the rows of the range and filter grouped by one or two columns (?by=route,status),
-// with count, error rate, p50/p95 or bytes per group, sortable (?gsort=-error_rate); each group
-// links to its rows
+// with count, error rate, p50/p95 or bytes per group, sortable (?gsort=-error_rate), optionally
+// split per hour or day in the page's zone (?every=hour); each group links to its rows
 export default async function GroupPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await loadPageContext(searchParams)
   const { group, notices } = parseGroupState(await searchParams, ctx.state.dataset, groupSorts(DATASETS[ctx.state.dataset]))
@@ -37,7 +37,15 @@ async function Groups({ base, state, group, identity }: { base: string; state: V
   let result: GroupByResult
   try {
     result = await queryAs(identity, () =>
-      runGroupBy({ ...rangeRequest(state), by: group.by, sort: group.sort, order: group.desc ? 'desc' : 'asc', rows: group.rows }),
+      runGroupBy({
+        ...rangeRequest(state),
+        by: group.by,
+        sort: group.sort,
+        order: group.desc ? 'desc' : 'asc',
+        rows: group.rows,
+        // Per period: in the page's zone, and as many (period, group) rows as the API allows.
+        ...(group.every ? { every: group.every, timeZone: state.tz, limit: 200 } : {}),
+      }),
     )
   } catch (error) {
     if (!(error instanceof AppError)) throw error
