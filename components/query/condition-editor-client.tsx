@@ -11,6 +11,7 @@ import {
   METRIC_LABELS,
   METRICS,
   MIN_WINDOW_MINUTES,
+  NEW_PATTERN_DAYS,
   OPS,
   type Condition,
   type Destination,
@@ -31,12 +32,15 @@ export function ConditionEditor({
   name,
   condition,
   errorRate,
+  textColumns,
 }: {
   api: string
   testApi: string
   name: string
   condition: Condition | null
   errorRate: boolean
+  /** The view's text columns: a "new patterns" alert looks at one of them. */
+  textColumns: string[]
 }) {
   const router = useRouter()
   const id = useId()
@@ -70,8 +74,13 @@ export function ConditionEditor({
   }
 
   // Shown as typed: a percentage for an error rate or a departure, rows for a count.
-  const threshold = condition ? (condition.metric === 'error_rate' || condition.compareDays ? condition.threshold * 100 : condition.threshold) : undefined
-  const asPercent = metric === 'error_rate' || compareDays > 0
+  const patterns = metric === 'new_patterns'
+  const threshold = condition
+    ? condition.metric !== 'new_patterns' && (condition.metric === 'error_rate' || condition.compareDays)
+      ? condition.threshold * 100
+      : condition.threshold
+    : undefined
+  const asPercent = !patterns && (metric === 'error_rate' || compareDays > 0)
   return (
     <div className={styles.listActions}>
       <span data-testid="condition">{condition ? describeCondition(condition) : 'No alert'}</span>
@@ -93,6 +102,7 @@ export function ConditionEditor({
               op: String(form.get('op')) as Condition['op'],
               threshold: asPercent ? value / 100 : value,
               ...(compareDays > 0 ? { compareDays } : {}),
+              ...(patterns ? { patternColumn: String(form.get('patternColumn')) } : {}),
               windowMinutes: Number(form.get('window')),
               consecutiveWindows: Number(form.get('consecutive')),
               destinations: parseDestinations(String(form.get('destinations') ?? '')),
@@ -102,7 +112,7 @@ export function ConditionEditor({
         >
           <label htmlFor={`${id}-metric`}>Alert when</label>
           <select id={`${id}-metric`} name="metric" value={metric} onChange={(e) => setMetric(e.target.value as Metric)}>
-            {METRICS.filter((m) => m !== 'error_rate' || errorRate).map((m) => (
+            {METRICS.filter((m) => (m !== 'error_rate' || errorRate) && (m !== 'new_patterns' || textColumns.length)).map((m) => (
               <option key={m} value={m}>
                 {METRIC_LABELS[m].toLowerCase()}
               </option>
@@ -111,32 +121,50 @@ export function ConditionEditor({
           <label htmlFor={`${id}-op`} className={styles.srOnly}>
             Direction
           </label>
+          {patterns ? (
+            <>
+              <label htmlFor={`${id}-pattern-column`}>of</label>
+              <select id={`${id}-pattern-column`} name="patternColumn" defaultValue={condition?.patternColumn ?? textColumns[0]}>
+                {textColumns.map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>
+            </>
+          ) : null}
           <select id={`${id}-op`} name="op" defaultValue={condition?.op ?? 'above'}>
-            {OPS.map((o) => (
+            {OPS.filter((o) => !patterns || o === 'above').map((o) => (
               <option key={o} value={o}>
                 is {o}
               </option>
             ))}
           </select>
-          <label htmlFor={`${id}-compare`}>Compared with</label>
+          <label htmlFor={`${id}-compare`}>{patterns ? 'Not seen in' : 'Compared with'}</label>
           <select id={`${id}-compare`} name="compare" value={compareDays} onChange={(e) => setCompareDays(Number(e.target.value))}>
-            <option value={0}>a fixed threshold</option>
+            <option value={0}>{patterns ? `the ${NEW_PATTERN_DAYS} days before` : 'a fixed threshold'}</option>
             {[...new Set([1, 3, 7, ...(condition?.compareDays ? [condition.compareDays] : [])])]
               .sort((a, b) => a - b)
               .map((d) => (
                 <option key={d} value={d}>
-                  {d === 1 ? 'the same window the day before' : `the same window of the last ${d} days (median)`}
+                  {patterns
+                    ? `the ${d} day${d === 1 ? '' : 's'} before`
+                    : d === 1
+                      ? 'the same window the day before'
+                      : `the same window of the last ${d} days (median)`}
                 </option>
               ))}
           </select>
-          <label htmlFor={`${id}-threshold`}>{compareDays > 0 ? 'By (%)' : metric === 'error_rate' ? 'Threshold (%)' : 'Threshold (rows)'}</label>
+          <label htmlFor={`${id}-threshold`}>
+            {patterns ? 'More than (templates)' : compareDays > 0 ? 'By (%)' : metric === 'error_rate' ? 'Threshold (%)' : 'Threshold (rows)'}
+          </label>
           <input
             id={`${id}-threshold`}
             name="threshold"
             type="number"
             required
             min={0}
-            max={compareDays > 0 ? 1000 : metric === 'error_rate' ? 100 : undefined}
+            max={patterns ? undefined : compareDays > 0 ? 1000 : metric === 'error_rate' ? 100 : undefined}
             step="any"
             defaultValue={threshold}
             inputMode="decimal"

@@ -1,6 +1,16 @@
 import 'server-only'
 import { lt, sql } from 'drizzle-orm'
-import { describeCondition, effectiveThreshold, formatValue, formatWindow, isMet, METRIC_LABELS, type Condition } from '@/lib/saved-views/condition'
+import {
+  describeCondition,
+  effectiveThreshold,
+  formatValue,
+  formatWindow,
+  isMet,
+  METRIC_LABELS,
+  NEW_PATTERN_DAYS,
+  type Condition,
+} from '@/lib/saved-views/condition'
+import { newPatterns } from '@/lib/query/patterns'
 import { deliverPending, type DeliveryOptions, type DeliveryResult } from '@/lib/alerts/deliver'
 import { alertDestinations, defaultDestinations } from '@/lib/alerts/destinations'
 import { alertEvaluation } from '@/lib/saved-views/tables'
@@ -94,6 +104,8 @@ export interface Measurement {
   estimated: boolean
   /** A departure's baseline: the median of the same window on each of the condition's earlier days. */
   baseline?: number
+  /** New patterns: the templates that were new in the window. */
+  templates?: string[]
 }
 
 const DAY_MS = 86_400_000
@@ -108,7 +120,7 @@ function median(values: number[]): number {
 /** The window ending at `end`, and for a departure its baseline: the median over the same window of each earlier day. */
 async function measureWithBaseline(database: Database, view: Pick<SavedView, 'view'>, condition: Condition, end: Date): Promise<Measurement> {
   const m = await measure(database, view, condition, end)
-  if (condition.compareDays === undefined) return m
+  if (condition.compareDays === undefined || condition.metric === 'new_patterns') return m
   const earlier: Measurement[] = []
   for (let d = 1; d <= condition.compareDays; d++) earlier.push(await measure(database, view, condition, new Date(end.getTime() - d * DAY_MS)))
   return { ...m, baseline: median(earlier.map((e) => e.value)), estimated: m.estimated || earlier.some((e) => e.estimated) }
@@ -126,6 +138,15 @@ export async function measure(database: Database, view: Pick<SavedView, 'view'>,
     limit: 1,
   }
   const opts = { database, timeoutMs: config.QUERY_STATEMENT_TIMEOUT_MS }
+  if (condition.metric === 'new_patterns') {
+    const from = new Date(range.dateFrom)
+    const since = new Date(from.getTime() - (condition.compareDays ?? NEW_PATTERN_DAYS) * DAY_MS)
+    const { templates } = await newPatterns(
+      { dataset: state.dataset, column: condition.patternColumn!, filter: state.filter || undefined, from, to: now, since },
+      opts,
+    )
+    return { value: templates.length, estimated: false, templates }
+  }
   const total = await runQuery({ ...range, ...(state.filter ? { filter: state.filter } : {}) }, opts)
   if (condition.metric === 'count') return { value: total.count, estimated: !total.countExact }
   if (!dataset.errorFilter) throw new Error(`${dataset.label} has no error rate`)
@@ -204,6 +225,12 @@ export function conditionSummary(view: Pick<SavedView, 'id' | 'view'>, condition
       ? formatValue(condition.metric, condition.threshold)
       : `${formatValue(condition.metric, effectiveThreshold(condition, m.baseline))} (${Math.round(condition.threshold * 100)} % ${condition.op} the usual ${formatValue(condition.metric, m.baseline ?? 0)} of the same window on ${condition.compareDays === 1 ? 'the day before' : `the last ${condition.compareDays} days`})`
   const tail = `${condition.op} ${limit} ${over} (${DATASETS[state.dataset].label}).`
+  if (condition.metric === 'new_patterns') {
+    const shown = (m.templates ?? []).slice(0, 5).join(', ')
+    const seen = `${condition.patternColumn} over the last ${formatWindow(condition.windowMinutes)}, not seen in the ${condition.compareDays ?? NEW_PATTERN_DAYS} days before (${DATASETS[state.dataset].label})`
+    if (event === 'fired') return `${subject} is firing: ${value} of ${seen}${shown ? `: ${shown}${(m.templates?.length ?? 0) > 5 ? ', …' : ''}` : ''}.`
+    return `${subject} resolved: ${value} of ${seen}.`
+  }
   if (event === 'fired') return `${subject} is firing: ${metric} ${value} is ${tail}`
   return `${subject} resolved: ${metric} ${value} is no longer ${tail}`
 }

@@ -1,6 +1,6 @@
 import 'server-only'
 import { sql, type SQL } from 'drizzle-orm'
-import { getDataset, type DatasetDef } from '@/lib/datasets/catalog'
+import { getDataset, type DatasetDef, type DatasetId } from '@/lib/datasets/catalog'
 import { AppError } from '@/lib/errors'
 import { checkFilter } from '@/lib/query/filter'
 import { MAX_FILTER_LENGTH } from '@/lib/query/filter-limits'
@@ -142,4 +142,31 @@ FROM "templated" GROUP BY "template" ORDER BY 2 DESC, "template" COLLATE "C" NUL
     ],
     elapsedMs,
   }
+}
+
+/** How many of the rows before a window a new pattern is looked for in (the newest of them). */
+export const NEW_PATTERN_HISTORY_ROWS = 50_000
+
+/**
+ * The templates of `column` among the newest PATTERN_SAMPLE_ROWS rows of [from, to) under a filter
+ * that none of the newest NEW_PATTERN_HISTORY_ROWS rows of [since, from) had: what the "new
+ * pattern" alert counts. One statement; a template seen only in older rows than that counts as new.
+ */
+export async function newPatterns(
+  input: { dataset: DatasetId; column: string; filter?: string; from: Date; to: Date; since: Date },
+  opts: ExecOptions = {},
+): Promise<{ templates: string[]; sql: ReturnType<typeof statement> }> {
+  const dataset = getDataset(input.dataset)
+  if (!patternColumns(dataset).includes(input.column))
+    throw new AppError('invalid_input', `patternColumn: ${JSON.stringify(input.column)} is not a text column of ${dataset.id}`)
+  const filter = await checkFilter(input.filter, dataset)
+  const sample = (from: Date, to: Date, limit: number) =>
+    sql`SELECT ${id(input.column)} AS "value" FROM ${id(dataset.table)} WHERE ${whereSql(dataset, from, to, filter.sql)} ORDER BY ${id(dataset.timeColumn)} DESC LIMIT ${limit}`
+  const query = sql`WITH "now" AS MATERIALIZED (${sample(input.from, input.to, PATTERN_SAMPLE_ROWS)}),
+"before" AS MATERIALIZED (${sample(input.since, input.from, NEW_PATTERN_HISTORY_ROWS)}),
+"seen" AS (SELECT DISTINCT ${templateSql(sql`"value"`)} AS "template" FROM "before" WHERE "value" IS NOT NULL)
+SELECT DISTINCT ${templateSql(sql`"value"`)} AS "template" FROM "now" WHERE "value" IS NOT NULL
+EXCEPT SELECT "template" FROM "seen" ORDER BY 1 LIMIT 100`
+  const rows = await readOnly(opts, (session) => session.execute(query))
+  return { templates: rows.map((r) => String(r.template)).sort(), sql: statement(query) }
 }

@@ -6,12 +6,14 @@ import { z } from 'zod'
 // edits it, lib/saved-views/views.ts stores it (saved_query.condition) and the alerts job
 // (lib/alerts/job.ts) evaluates it.
 
-export const METRICS = ['count', 'error_rate'] as const
+export const METRICS = ['count', 'error_rate', 'new_patterns'] as const
 export type Metric = (typeof METRICS)[number]
 export const OPS = ['above', 'below'] as const
 type Op = (typeof OPS)[number]
 
-export const METRIC_LABELS: Record<Metric, string> = { count: 'Row count', error_rate: 'Error rate' }
+export const METRIC_LABELS: Record<Metric, string> = { count: 'Row count', error_rate: 'Error rate', new_patterns: 'New patterns' }
+/** How far back a new pattern must not have been seen, when the condition does not say (compareDays). */
+export const NEW_PATTERN_DAYS = 7
 export const MIN_WINDOW_MINUTES = 1
 /** One day: a condition is about what is happening now, and a longer window is a slower query every run. */
 export const MAX_WINDOW_MINUTES = 1440
@@ -62,12 +64,19 @@ export const Condition = z
      * threshold as a relative change (0.5: 50 % above or below it) instead of a fixed value.
      */
     compareDays: z.number().int().min(1).max(MAX_COMPARE_DAYS).optional(),
+    /** New patterns: the text column whose values are turned into templates (lib/query/patterns.ts). */
+    patternColumn: z.string().max(64).optional(),
     /** Where its notifications go; none: ALERT_WEBHOOK_URL in ALERT_WEBHOOK_FORMAT. */
     destinations: z.array(Destination).max(MAX_DESTINATIONS).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.compareDays !== undefined) {
+    // New patterns: compareDays is how far back a template must not have been seen, the threshold a number of templates.
+    if (c.metric === 'new_patterns') {
+      if (!c.patternColumn) ctx.addIssue({ code: 'custom', path: ['patternColumn'], message: 'new patterns need the text column to look at' })
+      if (c.op !== 'above') ctx.addIssue({ code: 'custom', path: ['op'], message: 'new patterns fire above a number of new templates (0: any)' })
+    } else if (c.patternColumn !== undefined) ctx.addIssue({ code: 'custom', path: ['patternColumn'], message: 'only new patterns look at a column' })
+    else if (c.compareDays !== undefined) {
       if (c.threshold > (c.op === 'below' ? 1 : MAX_DEPARTURE))
         ctx.addIssue({
           code: 'custom',
@@ -85,14 +94,14 @@ export type Condition = z.infer<typeof Condition>
  * The value a measurement is compared with: the threshold, or for a departure the earlier days'
  * median moved by the threshold (50 % above 200 rows: 300 rows).
  */
-export function effectiveThreshold(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'>, baseline?: number): number {
-  if (condition.compareDays === undefined) return condition.threshold
+export function effectiveThreshold(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'> & { metric?: Metric }, baseline?: number): number {
+  if (condition.compareDays === undefined || condition.metric === 'new_patterns') return condition.threshold
   const usual = baseline ?? 0
   return condition.op === 'above' ? usual * (1 + condition.threshold) : usual * (1 - condition.threshold)
 }
 
 /** Whether a measured value meets the condition (strictly above or below its threshold; a departure's, from its baseline). */
-export function isMet(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'>, value: number, baseline?: number): boolean {
+export function isMet(condition: Pick<Condition, 'op' | 'threshold' | 'compareDays'> & { metric?: Metric }, value: number, baseline?: number): boolean {
   const limit = effectiveThreshold(condition, baseline)
   return condition.op === 'above' ? value > limit : value < limit
 }
@@ -102,6 +111,7 @@ const trim = (n: number) => String(Math.round(n * 1000) / 1000)
 /** A value as the condition's metric shows it: `12.5 %` for an error rate, `1,204 rows` for a count. */
 export function formatValue(metric: Metric, value: number): string {
   if (metric === 'error_rate') return `${trim(value * 100)} %`
+  if (metric === 'new_patterns') return `${Math.round(value).toLocaleString('en-US')} new pattern${Math.round(value) === 1 ? '' : 's'}`
   return `${Math.round(value).toLocaleString('en-US')} row${Math.round(value) === 1 ? '' : 's'}`
 }
 
@@ -115,10 +125,12 @@ export function formatWindow(minutes: number): string {
  * a departure: `Row count 50 % above the same 15 min of the last 7 days (their median) …`.
  */
 export function describeCondition(
-  c: Pick<Condition, 'metric' | 'op' | 'threshold' | 'windowMinutes'> & { consecutiveWindows?: number; compareDays?: number },
+  c: Pick<Condition, 'metric' | 'op' | 'threshold' | 'windowMinutes'> & { consecutiveWindows?: number; compareDays?: number; patternColumn?: string },
 ): string {
   const n = c.consecutiveWindows ?? 1
   const over = n > 1 ? `over each of the last ${n} windows of ${formatWindow(c.windowMinutes)}` : `over the last ${formatWindow(c.windowMinutes)}`
+  if (c.metric === 'new_patterns')
+    return `More than ${formatValue('new_patterns', c.threshold)} of ${c.patternColumn} ${over} (templates not seen in the ${c.compareDays ?? NEW_PATTERN_DAYS} days before)`
   if (c.compareDays !== undefined) {
     const days = c.compareDays === 1 ? 'the day before' : `the last ${c.compareDays} days (their median)`
     return `${METRIC_LABELS[c.metric]} ${trim(c.threshold * 100)} % ${c.op} the same window of ${days}, ${over}`

@@ -150,14 +150,15 @@ export async function setCondition(owner: string, id: string, input: z.input<typ
     .from(savedQuery)
     .where(and(eq(savedQuery.owner, owner), eq(savedQuery.id, savedId)))
   if (!current) throw notFound()
-  if (condition?.metric === 'error_rate') {
-    const { state } = parseViewState(Object.fromEntries(new URLSearchParams(current.view)))
-    if (!DATASETS[state.dataset].errorFilter)
-      throw new AppError(
-        'invalid_input',
-        `condition: ${DATASETS[state.dataset].label} has no error rate (nothing marks a row as an error); use a row count and a filter instead`,
-      )
-  }
+  const dataset = DATASETS[parseViewState(Object.fromEntries(new URLSearchParams(current.view))).state.dataset]
+  if (condition?.metric === 'error_rate' && !dataset.errorFilter)
+    throw new AppError('invalid_input', `condition: ${dataset.label} has no error rate (nothing marks a row as an error); use a row count and a filter instead`)
+  const texts = dataset.columns.filter((c) => c.type === 'text').map((c) => c.name)
+  if (condition?.patternColumn !== undefined && !texts.includes(condition.patternColumn))
+    throw new AppError(
+      'invalid_input',
+      `condition: patternColumn ${JSON.stringify(condition.patternColumn)} is not a text column of ${dataset.label} (${texts.join(', ')})`,
+    )
   const [row] = await d
     .update(savedQuery)
     .set({ condition, updatedAt: new Date() })

@@ -319,6 +319,62 @@ describe(`consecutive 1-minute windows, several destinations, evaluation history
     await deleteSaved(OWNER, view.id, database.db)
   })
 
+  it('new patterns: fires when the window has templates the days before did not, and names them', async () => {
+    const view = await saveView(
+      OWNER,
+      { name: 'New routes', page: 'rows', view: `dataset=requests&range=1h&filter=${encodeURIComponent("route LIKE '/np/%'")}` },
+      database.db,
+    )
+    await setCondition(
+      OWNER,
+      view.id,
+      {
+        condition: {
+          metric: 'new_patterns',
+          patternColumn: 'route',
+          op: 'above',
+          threshold: 0,
+          windowMinutes: 1,
+          compareDays: 2,
+          destinations: [{ url: json.url, format: 'json' }],
+        },
+      },
+      database.db,
+    )
+    // Known for two days: /np/users/<num>. In minute 24 the same template with new numbers (not new); in minute 25 two new ones.
+    for (const [minutes, route, days] of [
+      [10.5, '/np/users/1', 1],
+      [11.5, '/np/users/22', 2],
+      [24.5, '/np/users/333', 0],
+      [25.25, '/np/orders/4/items/5', 0],
+      [25.5, '/np/export/9f8e7d6c5b4a3210', 0],
+      [25.75, '/np/users/7', 0],
+    ] as const)
+      await requests(minutes, 1, route, days)
+    const before = json.received.length
+    expect((await run(25)).evaluations.find((e) => e.id === view.id)).toMatchObject({ value: 0, firing: false })
+    expect((await run(26)).evaluations.find((e) => e.id === view.id)).toMatchObject({ value: 2, firing: true, recorded: 'fired (pending)' })
+    const sent = json.received.slice(before).find((b) => b.key === `view:${view.id}`)!
+    expect(String(sent.summary)).toContain(
+      'is firing: 2 new patterns of route over the last 1 min, not seen in the 2 days before (API requests): /np/export/<hex>, /np/orders/<num>/items/<num>.',
+    )
+    expect(describeCondition(Condition.parse({ metric: 'new_patterns', patternColumn: 'route', op: 'above', threshold: 0, windowMinutes: 15 }))).toBe(
+      'More than 0 new patterns of route over the last 15 min (templates not seen in the 7 days before)',
+    )
+    expect(Condition.safeParse({ metric: 'new_patterns', op: 'above', threshold: 0, windowMinutes: 15 }).error?.issues[0].message).toBe(
+      'new patterns need the text column to look at',
+    )
+    await expect(
+      setCondition(
+        OWNER,
+        view.id,
+        { condition: { metric: 'new_patterns', patternColumn: 'status', op: 'above', threshold: 0, windowMinutes: 1 } },
+        database.db,
+      ),
+    ).rejects.toThrow(/patternColumn "status" is not a text column of API requests/)
+    await deleteSaved(OWNER, view.id, database.db)
+  })
+
   it('1-minute checks: the schedule runs every minute, and a 1-minute window counts exactly its rows, partial minutes included', async () => {
     expect(jobSchedules({ alerts: '* * * * *' }).alerts).toBe('* * * * *')
     expect(nextRun(parseCron('* * * * *'), new Date('2026-11-20T10:00:30Z'))).toEqual(new Date('2026-11-20T10:01:00Z'))

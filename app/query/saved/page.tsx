@@ -84,6 +84,7 @@ export default async function SavedPage({ searchParams }: { searchParams: Promis
                       name={s.name}
                       condition={s.condition}
                       errorRate={Boolean(DATASETS[viewDataset(s.view)].errorFilter)}
+                      textColumns={DATASETS[viewDataset(s.view)].columns.filter((c) => c.type === 'text').map((c) => c.name)}
                     />
                     {s.condition ? (
                       <>
