@@ -1,4 +1,5 @@
-import { test as base, type Page } from '@playwright/test'
+import AxeBuilder from '@axe-core/playwright'
+import { test as base, expect, type Page } from '@playwright/test'
 
 export { expect } from '@playwright/test'
 export type { APIRequestContext, Page, Route } from '@playwright/test'
@@ -29,3 +30,10 @@ export const test = base.extend({
     await provide(page)
   },
 })
+
+/** axe-core over the page as it is: no serious or critical violation. */
+export async function axe(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze()
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
+}

@@ -1,6 +1,5 @@
-import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import { expect, test, type Page } from './fixtures'
+import { axe, expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Free-text search, first/last seen per group, rows in context and change points, checked against 40 gateway HTTP
@@ -51,12 +50,6 @@ test.beforeAll(async ({ playwright }) => {
   expect(res.status(), await res.text()).toBe(200)
   await request.dispose()
 })
-
-async function axe(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
-}
 
 /** The request_id column of the rows shown, top to bottom. */
 const requestIds = (page: Page) => page.getByTestId('rows').locator('tbody td[data-col="request_id"]').allTextContents()

@@ -1,5 +1,4 @@
-import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from './fixtures'
+import { axe, expect, test, type Page } from './fixtures'
 
 // What an operator needs during an incident: a link to the exact window on screen (and a saved
 // view pinned to it), focus that stays where the run started, approximate figures and partial
@@ -8,12 +7,6 @@ import { expect, test, type Page } from './fixtures'
 // server started, as the local operator; screenshots in test-results/shots.
 
 const SHOTS = 'test-results/shots'
-
-async function axe(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
-}
 
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`${scheme} scheme`, () => {

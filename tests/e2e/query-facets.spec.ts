@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import { expect, test, type Page } from './fixtures'
+import { axe, expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Facets beside the rows and the group-by page, checked against rows this run writes: a Logpush
@@ -56,12 +55,6 @@ test.beforeAll(async ({ playwright }) => {
   expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
   await request.dispose()
 })
-
-async function axe(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
-}
 
 const facet = (page: Page, column: string) => page.locator(`[data-testid="facet"][data-column="${column}"]`)
 

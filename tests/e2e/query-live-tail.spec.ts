@@ -1,6 +1,5 @@
-import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import { expect, test, type APIRequestContext, type Page } from './fixtures'
+import { axe, expect, test, type APIRequestContext, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Live tail on the rows page, fed the way real rows arrive: Logpush batches of gateway HTTP rows
@@ -37,12 +36,6 @@ async function post(request: APIRequestContext, policy: string, n: number): Prom
   })
   expect(res.status(), await res.text()).toBe(200)
   return ids
-}
-
-async function axe(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
 }
 
 const policyOf = (name: string) => `live-${name}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`

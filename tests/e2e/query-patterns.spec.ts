@@ -1,6 +1,5 @@
-import AxeBuilder from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import { expect, test, type Page } from './fixtures'
+import { axe, expect, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Patterns under the rows, checked against rows this run writes: a Logpush batch of gateway HTTP
@@ -55,12 +54,6 @@ test.beforeAll(async ({ playwright }) => {
   expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
   await request.dispose()
 })
-
-async function axe(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
-}
 
 for (const [width, height] of [
   [1440, 900],
