@@ -110,6 +110,7 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
   }
 
   const detail = open?.row ?? null
+  const moment = detail ? momentHref(detail) : null
   return (
     <>
       <div className={styles.tableWrap} data-testid="rows">
@@ -171,9 +172,9 @@ export function ResultsGrid({ columns, fields, rows, path, state, firstRow, sort
                 Close
               </button>
             </div>
-            {momentHref(detail) ? (
+            {moment ? (
               <p className={styles.dialogLinks}>
-                <Link href={momentHref(detail)!} onClick={() => dialog.current?.close()} data-testid="moment-link">
+                <Link href={moment} onClick={() => dialog.current?.close()} data-testid="moment-link">
                   API requests at that moment
                 </Link>
                 <span className={styles.hint}> (from 5 minutes before to 5 minutes after this row’s times)</span>

@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
-import { test as base, expect, type Page } from '@playwright/test'
+import { test as base, expect, type Page, type PlaywrightWorkerArgs } from '@playwright/test'
+import config from '../../playwright.config'
 
 export { expect } from '@playwright/test'
 export type { APIRequestContext, Page, Route } from '@playwright/test'
@@ -36,4 +37,16 @@ export async function axe(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze()
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([])
+}
+
+/** Posts gateway HTTP rows (Logpush NDJSON lines) to the ingest endpoint, the way real rows arrive, and checks each was inserted. */
+export async function ingestHttp(playwright: PlaywrightWorkerArgs['playwright'], batch: string, rows: number) {
+  const request = await playwright.request.newContext({ baseURL: config.use!.baseURL! })
+  const res = await request.post('/query/ingest/http', {
+    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
+    data: batch,
+  })
+  expect(res.status(), await res.text()).toBe(200)
+  expect(await res.json()).toMatchObject({ inserted: rows, malformed: 0 })
+  await request.dispose()
 }

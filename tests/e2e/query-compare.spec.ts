@@ -1,6 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from './fixtures'
-import config from '../../playwright.config'
+import { expect, ingestHttp, test, type Page } from './fixtures'
 
 // Compare with an earlier window and split by a column, on the rows page and the dashboard, at
 // 1440 px and 390 px, light and dark. As in query-numbers.spec.ts, the run writes rows it knows
@@ -20,14 +19,12 @@ const NOW = Array.from({ length: 45 }, (_, i) => row(FROM + i * 4 * 60_000, i % 
 const BEFORE = Array.from({ length: 30 }, (_, i) => row(FROM - DAY + i * 6 * 60_000, i % 10 === 0 ? 'block' : 'allow', i % 10 === 0 ? 403 : 200))
 const fmt = (n: number) => new Intl.NumberFormat('en').format(n)
 const wall = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
-const BASE_URL = config.use!.baseURL!
 const FILTER = `http_host = '${HOST}'`
 const VIEW = `dataset=http&range=custom&from=${encodeURIComponent(wall(FROM))}&to=${encodeURIComponent(wall(TO))}&filter=${encodeURIComponent(FILTER)}`
 
 test.describe.configure({ mode: 'serial' })
 
 test.beforeAll(async ({ playwright }) => {
-  const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = [...NOW, ...BEFORE]
     .map((r, i) =>
       JSON.stringify({
@@ -42,13 +39,7 @@ test.beforeAll(async ({ playwright }) => {
       }),
     )
     .join('\n')
-  const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-    data: batch,
-  })
-  expect(res.status(), await res.text()).toBe(200)
-  expect(await res.json()).toMatchObject({ inserted: NOW.length + BEFORE.length, malformed: 0 })
-  await request.dispose()
+  await ingestHttp(playwright, batch, NOW.length + BEFORE.length)
 })
 
 /** formatChange's text, computed here. */

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import { axe, expect, test, type Page } from './fixtures'
-import config from '../../playwright.config'
+import { axe, expect, ingestHttp, test, type Page } from './fixtures'
 
 // Free-text search, first/last seen per group, rows in context and change points, checked against 40 gateway HTTP
 // rows this run writes through Logpush, two hosts of their own taking turns. Expected rows, times
@@ -21,7 +20,6 @@ const ROWS = Array.from({ length: 40 }, (_, i) => ({
 }))
 const FILTER = `policy_name = '${POLICY}'`
 const SHOTS = 'test-results/context'
-const BASE_URL = config.use!.baseURL!
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 const rowsUrl = (extra = '') => `/query?dataset=http&range=24h&limit=50&filter=${encodeURIComponent(FILTER)}${extra}`
 
@@ -29,7 +27,6 @@ test.describe.configure({ mode: 'serial' })
 
 test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
-  const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r) =>
     JSON.stringify({
       Datetime: new Date(r.time).toISOString(),
@@ -43,12 +40,7 @@ test.beforeAll(async ({ playwright }) => {
       Email: 'context@example.com',
     }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-    data: batch,
-  })
-  expect(res.status(), await res.text()).toBe(200)
-  await request.dispose()
+  await ingestHttp(playwright, batch, ROWS.length)
 })
 
 /** The request_id column of the rows shown, top to bottom. */
@@ -156,16 +148,10 @@ test.describe('change points', () => {
   const times = [...Array.from({ length: 64 }, (_, i) => first + i * SLOT + 5 * MINUTE), ...Array.from({ length: 30 }, (_, i) => spikeAt + 60_000 + i * 15_000)]
 
   test('a spike in the rows per bucket is marked on the histogram and listed, and its link narrows to it', async ({ page, playwright }) => {
-    const request = await playwright.request.newContext({ baseURL: BASE_URL })
     const batch = times.map((t, i) =>
       JSON.stringify({ Datetime: new Date(t).toISOString(), Action: 'allow', HTTPHost: HOSTS[0], PolicyName: POLICY_SPIKE, RequestID: `${RUN}-spike-${i}` }),
     )
-    const res = await request.post('/query/ingest/http', {
-      headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-      data: batch.join('\n'),
-    })
-    expect(res.status(), await res.text()).toBe(200)
-    await request.dispose()
+    await ingestHttp(playwright, batch.join('\n'), times.length)
 
     await page.goto(`/query?dataset=http&range=24h&filter=${encodeURIComponent(`policy_name = '${POLICY_SPIKE}'`)}`)
     await expect(page.getByTestId('histogram-total')).toHaveText(String(times.length))

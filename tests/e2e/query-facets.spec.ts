@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import { axe, expect, test, type Page } from './fixtures'
+import { axe, expect, ingestHttp, test, type Page } from './fixtures'
 import config from '../../playwright.config'
 
 // Facets beside the rows and the group-by page, checked against rows this run writes: a Logpush
@@ -33,7 +33,6 @@ test.describe.configure({ mode: 'serial' })
 
 test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
-  const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r, i) =>
     JSON.stringify({
       Datetime: new Date(r.time).toISOString(),
@@ -47,13 +46,7 @@ test.beforeAll(async ({ playwright }) => {
       Email: 'facets@example.com',
     }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-    data: batch,
-  })
-  expect(res.status(), await res.text()).toBe(200)
-  expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
-  await request.dispose()
+  await ingestHttp(playwright, batch, ROWS.length)
 })
 
 const facet = (page: Page, column: string) => page.locator(`[data-testid="facet"][data-column="${column}"]`)

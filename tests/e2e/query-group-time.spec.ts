@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import { axe, expect, test, type Page } from './fixtures'
-import config from '../../playwright.config'
+import { axe, expect, ingestHttp, test, type Page } from './fixtures'
 import { formatTime } from '../../lib/view/time'
 
 // Group by time: the group-by page split per hour or day, checked against rows this run writes (a
@@ -21,7 +20,6 @@ const ROWS = Array.from({ length: 36 }, (_, i) => ({
 const FILTER = `policy_name = '${POLICY}'`
 const GROUP_URL = `/query/group?dataset=http&range=24h&filter=${encodeURIComponent(FILTER)}`
 const SHOTS = 'test-results/group-time'
-const BASE_URL = config.use!.baseURL!
 
 /** `2026-11-27 08:00:00 UTC`, written out here rather than by the page's formatter. */
 const utcHour = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
@@ -39,7 +37,6 @@ test.describe.configure({ mode: 'serial' })
 
 test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
-  const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((r, i) =>
     JSON.stringify({
       Datetime: new Date(r.time).toISOString(),
@@ -53,13 +50,7 @@ test.beforeAll(async ({ playwright }) => {
       Email: 'group-time@example.com',
     }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-    data: batch,
-  })
-  expect(res.status(), await res.text()).toBe(200)
-  expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
-  await request.dispose()
+  await ingestHttp(playwright, batch, ROWS.length)
 })
 
 /** The table's rows as text cells. */

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import { axe, expect, test, type Page } from './fixtures'
-import config from '../../playwright.config'
+import { axe, expect, ingestHttp, test, type Page } from './fixtures'
 
 // Patterns under the rows, checked against rows this run writes: a Logpush batch of gateway HTTP
 // rows with a policy of their own whose URLs follow three known templates (ids, a hex run, a UUID,
@@ -25,14 +24,12 @@ const ROWS = KINDS.flatMap((k) => Array.from({ length: k.rows }, (_, i) => k.url
 const FILTER = `policy_name = '${POLICY}'`
 const ROWS_URL = `/query?dataset=http&range=7d&limit=25&filter=${encodeURIComponent(FILTER)}`
 const SHOTS = 'test-results/patterns'
-const BASE_URL = config.use!.baseURL!
 const fmt = (n: number) => new Intl.NumberFormat('en').format(n)
 
 test.describe.configure({ mode: 'serial' })
 
 test.beforeAll(async ({ playwright }) => {
   mkdirSync(SHOTS, { recursive: true })
-  const request = await playwright.request.newContext({ baseURL: BASE_URL })
   const batch = ROWS.map((url, i) =>
     JSON.stringify({
       Datetime: new Date(BASE + i * 5 * 60_000).toISOString(),
@@ -46,13 +43,7 @@ test.beforeAll(async ({ playwright }) => {
       Email: 'patterns@example.com',
     }),
   ).join('\n')
-  const res = await request.post('/query/ingest/http', {
-    headers: { 'x-logpush-secret': 'e2e-logpush-secret-0123456789abcdef', 'content-type': 'application/x-ndjson' },
-    data: batch,
-  })
-  expect(res.status(), await res.text()).toBe(200)
-  expect(await res.json()).toMatchObject({ inserted: ROWS.length, malformed: 0 })
-  await request.dispose()
+  await ingestHttp(playwright, batch, ROWS.length)
 })
 
 for (const [width, height] of [
